@@ -1,0 +1,99 @@
+import {
+	boolean,
+	currency,
+	customFields,
+	date,
+	dateTime,
+	email,
+	number,
+	object,
+	oneOf,
+	personRef,
+	recordMetadata,
+	text,
+	type ResourceSchema,
+} from './fields';
+
+export const ASSET_STATUSES = ['New', 'ReadyToDeploy', 'Deployed', 'OutForRepair', 'Retired'] as const;
+
+/** Operating systems the service is known to report; other values are accepted. */
+export const ASSET_PLATFORMS = ['Android', 'ChromeOS', 'iOS', 'Linux', 'Mac', 'Unknown', 'Windows'];
+
+export const assetSchema: ResourceSchema = {
+	noun: 'asset',
+	fields: {
+		...recordMetadata,
+		externalId: text('External ID', {
+			required: true,
+			description: 'Unique identifier of the asset, e.g. its ID in a source system. Create or Update matches on it.',
+		}),
+		deviceName: text('Device Name', { required: true, description: 'Descriptive name' }),
+		status: oneOf('Status', ASSET_STATUSES, { required: true }),
+		hardwareVendor: text('Hardware Vendor', { required: true, placeholder: 'e.g. Dell' }),
+		assetType: text('Asset Type', { required: true, placeholder: 'e.g. Laptop' }),
+		serialNumber: text('Serial Number'),
+		assetTag: text('Asset Tag'),
+		purchasedDate: date('Purchased Date'),
+		disposalDate: date('Disposal Date'),
+		warrantyExpirationDate: date('Warranty Expiration Date'),
+		lifespanExpirationDate: date('Lifespan Expiration Date', {
+			description: 'Date the asset is considered end of life',
+		}),
+		notes: text('Notes', { multiline: true }),
+		assignedToEmail: email('Assigned To Email', {
+			description: 'Email address of the person the asset is assigned to',
+		}),
+		netPrice: number('Net Price', { min: 0 }),
+		netPriceCurrency: currency('Net Price Currency'),
+		enrolledDtm: dateTime('Enrolled At', {
+			description: 'When the asset was enrolled in a device-management platform',
+		}),
+		lastSyncDtm: dateTime('Last Synced At', {
+			description: 'When the asset last synchronised from a device-management platform',
+		}),
+		platform: text('Platform', { suggestions: ASSET_PLATFORMS, description: 'Operating system name' }),
+		osVersion: text('OS Version'),
+		isEncrypted: boolean('Is Encrypted', { description: 'Whether the device is encrypted' }),
+		statusType: text('Status Type', { readOnly: true }),
+		assignedTo: personRef('Assigned To'),
+		customFieldValues: customFields('Custom Field Values', 'wrapped'),
+		customFields: customFields('Custom Fields', 'plain'),
+	},
+};
+
+/** Types of asset custom field definitions (`GET /api/assets/v1/customfields`). */
+export const CUSTOM_FIELD_TYPES = ['Text', 'Link', 'Currency', 'Date', 'Number', 'Option'] as const;
+export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
+
+export interface CustomFieldDefinition {
+	id: string;
+	name: string;
+	lookupKey: string;
+	type: CustomFieldType;
+	options?: Array<{ id: string; label: string }>;
+}
+
+/** The one attribute a wrapped custom field value carries, by definition type. */
+export const CUSTOM_FIELD_VALUE_ATTRIBUTE: Record<CustomFieldType, string> = {
+	Text: 'textValue',
+	Date: 'textValue',
+	Link: 'linkValue',
+	Currency: 'currencyValue',
+	Number: 'numberValue',
+	Option: 'optionValue',
+};
+
+/** Shapes of the wrapped custom field value attributes (service-api.md §2.1). */
+export const customFieldValueSchema = {
+	numberValue: number('Number Value'),
+	textValue: text('Text Value'),
+	optionValue: { type: 'stringList', displayName: 'Option Value' },
+	currencyValue: object('Money Amount', {
+		value: number('Amount', { required: true }),
+		currency: currency('Currency', { required: true }),
+	}),
+	linkValue: object('Link', {
+		href: { type: 'url', displayName: 'URL', required: true },
+		description: text('Description'),
+	}),
+} as const;
