@@ -4,7 +4,6 @@ module.exports = {
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	// type-checking is done once by `tsc -p tsconfig.dev.json`; jest only transpiles
-	transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.dev.json' }] },
+	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.dev.json' }] },
 	testTimeout: 30000,
-	reporters: ['default', '<rootDir>/test/tools/summaryReporter.js'],
 };

@@ -83,6 +83,12 @@ function editDistance(a: string, b: string): number {
 	return previous[b.length];
 }
 
+function commonPrefixLength(a: string, b: string): number {
+	let length = 0;
+	while (length < a.length && a[length] === b[length]) length++;
+	return length;
+}
+
 /** The closest candidate to a misspelt name, or undefined when nothing is close. */
 export function closestMatch(name: string, candidates: Iterable<string>): string | undefined {
 	const wanted = name.toLowerCase();
@@ -90,8 +96,11 @@ export function closestMatch(name: string, candidates: Iterable<string>): string
 	let bestDistance = Math.max(2, Math.floor(wanted.length / 3)) + 1;
 	for (const candidate of candidates) {
 		const lower = candidate.toLowerCase();
+		const sharedPrefix = commonPrefixLength(wanted, lower);
 		const distance =
-			lower.startsWith(wanted) || wanted.startsWith(lower) ? 1 : editDistance(wanted, lower);
+			lower.startsWith(wanted) || wanted.startsWith(lower)
+				? 1
+				: Math.min(editDistance(wanted, lower), sharedPrefix >= 4 ? 2 : Infinity);
 		if (distance < bestDistance) {
 			best = candidate;
 			bestDistance = distance;

@@ -1,0 +1,51 @@
+import type { Field, Fields } from '../schema/fields';
+import { didYouMean } from '../schema/values';
+
+/** An attribute path resolved against a schema: canonical keys and the field it ends on. */
+export type ResolvedAttribute =
+	| { kind: 'field'; keys: string[]; field: Field; fieldsOnPath: Field[] }
+	/** `customFieldValues.<name>` / `customFields.<name>`: open-ended, any type. */
+	| { kind: 'custom'; keys: string[]; name: string; fieldsOnPath: Field[] };
+
+const lowerCaseIndexes = new WeakMap<Fields, Map<string, string>>();
+
+/** The schema key matching a name case-insensitively. */
+export function findKey(fields: Fields, name: string): string | undefined {
+	let index = lowerCaseIndexes.get(fields);
+	if (!index) {
+		index = new Map(Object.keys(fields).map((key) => [key.toLowerCase(), key]));
+		lowerCaseIndexes.set(fields, index);
+	}
+	return index.get(name.toLowerCase());
+}
+
+/** Resolves a dotted attribute path; throws a message (string) naming what is wrong. */
+export function resolveAttribute(fields: Fields, attribute: string): ResolvedAttribute {
+	const segments = attribute.split('.');
+	const keys: string[] = [];
+	const fieldsOnPath: Field[] = [];
+	let current = fields;
+	for (let i = 0; i < segments.length; i++) {
+		const key = findKey(current, segments[i]);
+		const prefix = keys.length ? `${keys.join('.')}.` : '';
+		if (key === undefined) {
+			const candidates = Object.keys(current).map((name) => prefix + name);
+			throw `unknown attribute '${prefix}${segments[i]}'${didYouMean(prefix + segments[i], candidates)}`;
+		}
+		const field = current[key];
+		keys.push(key);
+		fieldsOnPath.push(field);
+		if (i === segments.length - 1) return { kind: 'field', keys, field, fieldsOnPath };
+		if (field.type === 'customFields') {
+			if (i + 2 !== segments.length) {
+				throw `a custom field is addressed as '${key}.<name>', without further parts ('${attribute}')`;
+			}
+			return { kind: 'custom', keys, name: segments[i + 1], fieldsOnPath };
+		}
+		if (field.type !== 'object' && field.type !== 'list') {
+			throw `'${keys.join('.')}' has no sub-attributes ('${attribute}')`;
+		}
+		current = field.fields;
+	}
+	throw `empty attribute name`;
+}

@@ -1,0 +1,16 @@
+/** The filter language: the only place that parses, validates, prints, builds or evaluates filters. */
+export { COMPARISON_OPERATORS, type ComparisonOperator, type FilterNode, type Literal } from './ast';
+export {
+	buildFilter,
+	FilterConditionError,
+	type BuilderOperator,
+	type FilterCondition,
+	type FilterGroup,
+	type FilterListCondition,
+} from './build';
+export { checkFilter } from './check';
+export { FilterError } from './errors';
+export { compileFilter, customFieldValue } from './evaluate';
+export { parseFilter } from './parser';
+export { printFilter, printLiteral } from './printer';
+export { validateFilter, type FilterIssue } from './validate';

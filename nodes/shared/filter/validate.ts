@@ -1,0 +1,136 @@
+import type { ComparisonOperator, FilterNode, Literal } from './ast';
+import { resolveAttribute, type ResolvedAttribute } from './attributes';
+import { printLiteral } from './printer';
+import type { Field, ResourceSchema } from '../schema/fields';
+import { didYouMean, isCalendarDate, isDateTime } from '../schema/values';
+
+/** One problem in a filter; `column` is 1-based. */
+export interface FilterIssue {
+	column: number;
+	message: string;
+}
+
+const TEXT_OPERATORS: readonly ComparisonOperator[] = ['eq', 'ne', 'co', 'sw', 'ew', 'gt', 'ge', 'lt', 'le'];
+const ORDER_OPERATORS: readonly ComparisonOperator[] = ['eq', 'ne', 'gt', 'ge', 'lt', 'le'];
+const EQUALITY_OPERATORS: readonly ComparisonOperator[] = ['eq', 'ne'];
+
+/** What kind of attribute this is, in words, and which operators fit it. */
+function describeField(attribute: string, field: Field): { noun: string; operators: readonly ComparisonOperator[] } {
+	switch (field.type) {
+		case 'string':
+		case 'email':
+		case 'url':
+		case 'currency':
+		case 'stringList':
+			return { noun: 'a text attribute', operators: TEXT_OPERATORS };
+		case 'enum':
+			return { noun: `an attribute with the values ${field.values.join(', ')}`, operators: ['eq', 'ne', 'co', 'sw', 'ew'] };
+		case 'number':
+			return { noun: 'a number attribute', operators: ORDER_OPERATORS };
+		case 'boolean':
+			return { noun: 'a true/false attribute', operators: EQUALITY_OPERATORS };
+		case 'date':
+			return { noun: 'a date attribute', operators: ORDER_OPERATORS };
+		case 'dateTime':
+			return { noun: 'a date-time attribute', operators: ORDER_OPERATORS };
+		case 'object':
+			return { noun: 'an object (compare one of its sub-attributes, or use pr)', operators: [] };
+		case 'list':
+			return { noun: `a list of ${field.itemName.toLowerCase()} objects (use ${attribute}[<condition>] or pr)`, operators: [] };
+		case 'customFields':
+			return { noun: `a map of custom fields (compare one of them as ${attribute}.<name>, or use pr)`, operators: [] };
+	}
+}
+
+function checkValue(attribute: string, field: Field, operator: ComparisonOperator, value: Literal): string | undefined {
+	if (value === null) return undefined;
+	const shown = printLiteral(value);
+	switch (field.type) {
+		case 'number':
+			return typeof value === 'number' ? undefined : `'${attribute}' is a number attribute: expected a number after '${operator}', found ${shown}`;
+		case 'boolean':
+			return typeof value === 'boolean' ? undefined : `'${attribute}' is a true/false attribute: expected true or false after '${operator}', found ${shown}`;
+		case 'date':
+		case 'dateTime': {
+			if (typeof value !== 'string') {
+				return `'${attribute}' is a ${field.type === 'date' ? 'date' : 'date-time'}: expected a quoted date like "2024-05-01" or date-time like "2024-05-01T10:30:00Z", found ${shown}`;
+			}
+			if (isCalendarDate(value) || isDateTime(value)) return undefined;
+			return /^\d{4}-\d{2}-\d{2}/.test(value)
+				? `${shown} is not a real date or date-time (for '${attribute}')`
+				: `'${attribute}' is a ${field.type === 'date' ? 'date' : 'date-time'}: expected a date like "2024-05-01" or a date-time like "2024-05-01T10:30:00Z", found ${shown}`;
+		}
+		case 'enum':
+			if (typeof value !== 'string') return `'${attribute}' expects one of ${field.values.join(', ')} in quotes, found ${shown}`;
+			if (operator !== 'eq' && operator !== 'ne') return undefined;
+			return field.values.some((allowed) => allowed.toLowerCase() === value.toLowerCase())
+				? undefined
+				: `${shown} is not a value of '${attribute}' (expected one of ${field.values.join(', ')})${didYouMean(value, field.values)}`;
+		default:
+			return typeof value === 'string' ? undefined : `'${attribute}' is a text attribute: expected a quoted string after '${operator}', found ${shown}`;
+	}
+}
+
+/** Checks a parsed filter against a resource schema; returns every problem (empty when valid). */
+export function validateFilter(node: FilterNode, schema: ResourceSchema): FilterIssue[] {
+	const issues: FilterIssue[] = [];
+	visit(node, schema.fields, issues);
+	return issues;
+}
+
+function resolve(
+	fields: ResourceSchema['fields'],
+	node: { attribute: string; position: number },
+	issues: FilterIssue[],
+): ResolvedAttribute | undefined {
+	try {
+		return resolveAttribute(fields, node.attribute);
+	} catch (reason) {
+		issues.push({ column: node.position + 1, message: String(reason) });
+		return undefined;
+	}
+}
+
+function visit(node: FilterNode, fields: ResourceSchema['fields'], issues: FilterIssue[]): void {
+	switch (node.kind) {
+		case 'and':
+		case 'or':
+			visit(node.left, fields, issues);
+			visit(node.right, fields, issues);
+			return;
+		case 'not':
+			visit(node.operand, fields, issues);
+			return;
+		case 'present':
+			resolve(fields, node, issues);
+			return;
+		case 'valuePath': {
+			const resolved = resolve(fields, node, issues);
+			if (!resolved) return;
+			if (resolved.kind !== 'field' || resolved.field.type !== 'list') {
+				issues.push({
+					column: node.position + 1,
+					message: `'${node.attribute}' is not a list of objects; '[...]' applies to lists such as lineItems`,
+				});
+				return;
+			}
+			visit(node.filter, resolved.field.fields, issues);
+			return;
+		}
+		case 'compare': {
+			const resolved = resolve(fields, node, issues);
+			if (!resolved || resolved.kind === 'custom') return;
+			const { noun, operators } = describeField(node.attribute, resolved.field);
+			const column = node.position + 1;
+			if (node.value === null && !EQUALITY_OPERATORS.includes(node.operator)) {
+				issues.push({ column, message: `null can only be compared with eq or ne (found '${node.operator} null')` });
+			} else if (!operators.includes(node.operator)) {
+				const fitting = operators.length ? `; use ${operators.join(', ')} or pr` : '';
+				issues.push({ column, message: `operator '${node.operator}' does not apply to '${node.attribute}', ${noun}${fitting}` });
+			} else {
+				const problem = checkValue(node.attribute, resolved.field, node.operator, node.value);
+				if (problem) issues.push({ column, message: problem });
+			}
+		}
+	}
+}
