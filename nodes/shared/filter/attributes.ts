@@ -19,8 +19,8 @@ export function findKey(fields: Fields, name: string): string | undefined {
 	return index.get(name.toLowerCase());
 }
 
-/** Resolves a dotted attribute path; throws a message (string) naming what is wrong. */
-export function resolveAttribute(fields: Fields, attribute: string): ResolvedAttribute {
+/** Resolves a dotted attribute path; a string result says what is wrong with it. */
+export function resolveAttribute(fields: Fields, attribute: string): ResolvedAttribute | string {
 	const segments = attribute.split('.');
 	const keys: string[] = [];
 	const fieldsOnPath: Field[] = [];
@@ -30,7 +30,7 @@ export function resolveAttribute(fields: Fields, attribute: string): ResolvedAtt
 		const prefix = keys.length ? `${keys.join('.')}.` : '';
 		if (key === undefined) {
 			const candidates = Object.keys(current).map((name) => prefix + name);
-			throw `unknown attribute '${prefix}${segments[i]}'${didYouMean(prefix + segments[i], candidates)}`;
+			return `unknown attribute '${prefix}${segments[i]}'${didYouMean(prefix + segments[i], candidates)}`;
 		}
 		const field = current[key];
 		keys.push(key);
@@ -38,14 +38,14 @@ export function resolveAttribute(fields: Fields, attribute: string): ResolvedAtt
 		if (i === segments.length - 1) return { kind: 'field', keys, field, fieldsOnPath };
 		if (field.type === 'customFields') {
 			if (i + 2 !== segments.length) {
-				throw `a custom field is addressed as '${key}.<name>', without further parts ('${attribute}')`;
+				return `a custom field is addressed as '${key}.<name>', without further parts ('${attribute}')`;
 			}
 			return { kind: 'custom', keys, name: segments[i + 1], fieldsOnPath };
 		}
 		if (field.type !== 'object' && field.type !== 'list') {
-			throw `'${keys.join('.')}' has no sub-attributes ('${attribute}')`;
+			return `'${keys.join('.')}' has no sub-attributes ('${attribute}')`;
 		}
 		current = field.fields;
 	}
-	throw `empty attribute name`;
+	return 'empty attribute name';
 }

@@ -2,7 +2,7 @@ import type { ComparisonOperator, FilterNode, Literal } from './ast';
 import { resolveAttribute } from './attributes';
 import { validateFilter } from './validate';
 import type { Field, Fields, ResourceSchema } from '../schema/fields';
-import { describeValue, isFiniteNumber, isPlainObject } from '../schema/values';
+import { describeValue, isFiniteNumber } from '../schema/values';
 
 export type BuilderOperator = ComparisonOperator | 'pr';
 
@@ -30,8 +30,8 @@ export interface FilterGroup {
 export class FilterConditionError extends Error {
 	readonly condition: number;
 
-	constructor(condition: number, field: string, reason: string) {
-		super(`Filter condition ${condition} (${field}): ${reason}`);
+	constructor(condition: number, field: string, reason: string, label = 'Filter condition') {
+		super(`${label} ${condition} (${field}): ${reason}`);
 		this.name = 'FilterConditionError';
 		this.condition = condition;
 	}
@@ -43,64 +43,53 @@ export class FilterConditionError extends Error {
  * Returns undefined when there are no conditions.
  */
 export function buildFilter(group: FilterGroup, schema: ResourceSchema): FilterNode | undefined {
-	const { fields } = schema;
+	return buildGroup(group, schema, 'Filter condition');
+}
+
+/** `label` names the rows in errors: "Filter condition 2 (lineItems): line item condition 1 (...)". */
+function buildGroup(group: FilterGroup, schema: ResourceSchema, label: string): FilterNode | undefined {
 	const nodes = group.conditions.map((condition, index) => {
-		const number = index + 1;
-		const node = 'within' in condition ? buildList(condition, fields, number) : buildCondition(condition, fields, number);
-		const issues = validateFilter(node, schema);
-		if (issues.length) throw new FilterConditionError(number, condition.field, issues[0].message);
+		const fail = (reason: string) => new FilterConditionError(index + 1, condition.field, reason, label);
+		const node = 'within' in condition ? buildList(condition, schema.fields, fail, `${label} ${index + 1} (${condition.field}):`) : buildCondition(condition, schema.fields, fail);
+		const [issue] = validateFilter(node, schema);
+		if (issue) throw fail(issue.message);
 		return condition.negate ? ({ kind: 'not', operand: node, position: 0 } as const) : node;
 	});
 	return combine(nodes, group.match === 'any' ? 'or' : 'and');
 }
+
+type Fail = (reason: string) => FilterConditionError;
 
 function combine(nodes: FilterNode[], kind: 'and' | 'or'): FilterNode | undefined {
 	if (!nodes.length) return undefined;
 	return nodes.reduce((left, right) => ({ kind, left, right, position: 0 }));
 }
 
-function buildList(condition: FilterListCondition, fields: Fields, number: number): FilterNode {
-	const resolved = attempt(() => resolveAttribute(fields, condition.field), number, condition.field);
-	if (resolved.kind !== 'field' || resolved.field.type !== 'list') {
-		throw new FilterConditionError(number, condition.field, 'is not a list of objects');
-	}
-	const items = { noun: resolved.field.itemName.toLowerCase(), fields: resolved.field.fields };
-	let inner: FilterNode | undefined;
-	try {
-		inner = buildFilter(condition.within, items);
-	} catch (error) {
-		if (!(error instanceof FilterConditionError)) throw error;
-		const reason = error.message.replace(/^Filter condition/, `${resolved.field.itemName.toLowerCase()} condition`);
-		throw new FilterConditionError(number, condition.field, reason);
-	}
-	if (!inner) throw new FilterConditionError(number, condition.field, `has no ${resolved.field.itemName.toLowerCase()} conditions`);
+function buildList(condition: FilterListCondition, fields: Fields, fail: Fail, outerLabel: string): FilterNode {
+	const resolved = resolveAttribute(fields, condition.field);
+	if (typeof resolved === 'string') throw fail(resolved);
+	if (resolved.kind !== 'field' || resolved.field.type !== 'list') throw fail('is not a list of objects');
+	const itemName = resolved.field.itemName.toLowerCase();
+	const items = { noun: itemName, fields: resolved.field.fields };
+	const inner = buildGroup(condition.within, items, `${outerLabel} ${itemName} condition`);
+	if (!inner) throw fail(`has no ${itemName} conditions`);
 	return { kind: 'valuePath', attribute: condition.field, filter: inner, position: 0 };
 }
 
-function buildCondition(condition: FilterCondition, fields: Fields, number: number): FilterNode {
+function buildCondition(condition: FilterCondition, fields: Fields, fail: Fail): FilterNode {
 	const { field: attribute, operator } = condition;
 	if (operator === 'pr') return { kind: 'present', attribute, position: 0 };
-	const resolved = attempt(() => resolveAttribute(fields, attribute), number, attribute);
+	const resolved = resolveAttribute(fields, attribute);
+	if (typeof resolved === 'string') throw fail(resolved);
 	const value = resolved.kind === 'custom' ? openLiteral(condition.value) : coerce(resolved.field, condition.value);
 	if (value === undefined) {
-		throw new FilterConditionError(
-			number,
-			attribute,
+		throw fail(
 			condition.value === undefined || condition.value === null || condition.value === ''
 				? `needs a value for '${operator}' (to find records without a value, use "is empty")`
 				: `expected ${describeType(resolved.kind === 'custom' ? undefined : resolved.field)}, got ${describeValue(condition.value)}`,
 		);
 	}
 	return { kind: 'compare', attribute, operator, value, position: 0 };
-}
-
-function attempt<T>(run: () => T, number: number, field: string): T {
-	try {
-		return run();
-	} catch (error) {
-		if (error instanceof FilterConditionError) throw error;
-		throw new FilterConditionError(number, field, error instanceof Error ? error.message : String(error));
-	}
 }
 
 function describeType(field: Field | undefined): string {
@@ -119,7 +108,7 @@ function describeType(field: Field | undefined): string {
 
 /** A date-like object (luxon DateTime, JS Date) as an ISO string. */
 function isoFromObject(value: unknown): string | undefined {
-	if (!isPlainObject(value) && !(typeof value === 'object' && value !== null)) return undefined;
+	if (typeof value !== 'object' || value === null) return undefined;
 	const candidate = value as { toISO?: () => string; toISOString?: () => string };
 	if (typeof candidate.toISO === 'function') return candidate.toISO();
 	if (typeof candidate.toISOString === 'function') return candidate.toISOString();

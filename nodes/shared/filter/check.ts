@@ -4,13 +4,23 @@ import { parseFilter } from './parser';
 import { validateFilter } from './validate';
 import type { ResourceSchema } from '../schema/fields';
 
+/** Parses and validates filter text for a resource: its tree, or a FilterError naming the column. */
+export function inspectFilter(text: string, schema: ResourceSchema): FilterNode | FilterError {
+	let node: FilterNode;
+	try {
+		node = parseFilter(text);
+	} catch (error) {
+		return error instanceof FilterError ? error : new FilterError(1, `could not read the filter (${String(error)})`);
+	}
+	const [first, ...others] = validateFilter(node, schema);
+	if (!first) return node;
+	const more = others.map((issue) => `; column ${issue.column}: ${issue.message}`).join('');
+	return new FilterError(first.column, first.message + more);
+}
+
 /** Parses and validates filter text for a resource; throws a FilterError naming the column. */
 export function checkFilter(text: string, schema: ResourceSchema): FilterNode {
-	const node = parseFilter(text);
-	const [first, ...others] = validateFilter(node, schema);
-	if (first) {
-		const more = others.map((issue) => `; column ${issue.column}: ${issue.message}`).join('');
-		throw new FilterError(first.column, first.message + more);
-	}
-	return node;
+	const result = inspectFilter(text, schema);
+	if (result instanceof FilterError) throw result;
+	return result;
 }

@@ -1,5 +1,5 @@
 import type { ComparisonOperator, FilterNode, Literal } from './ast';
-import { resolveAttribute, type ResolvedAttribute } from './attributes';
+import { resolveAttribute as resolveOrExplain, type ResolvedAttribute } from './attributes';
 import type { Field, Fields, ResourceSchema } from '../schema/fields';
 import { isPlainObject, toInstant } from '../schema/values';
 
@@ -14,6 +14,13 @@ type Test = (value: unknown) => boolean;
  */
 export function compileFilter(node: FilterNode, schema: ResourceSchema): Predicate {
 	return compileNode(node, schema.fields);
+}
+
+/** Filters are validated before they are compiled; an unknown attribute here is a bug. */
+function resolveAttribute(fields: Fields, attribute: string): ResolvedAttribute {
+	const resolved = resolveOrExplain(fields, attribute);
+	if (typeof resolved === 'string') throw new Error(`cannot evaluate an invalid filter: ${resolved}`);
+	return resolved;
 }
 
 function compileNode(node: FilterNode, fields: Fields): Predicate {

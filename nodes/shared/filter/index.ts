@@ -8,7 +8,7 @@ export {
 	type FilterGroup,
 	type FilterListCondition,
 } from './build';
-export { checkFilter } from './check';
+export { checkFilter, inspectFilter } from './check';
 export { FilterError } from './errors';
 export { compileFilter, customFieldValue } from './evaluate';
 export { parseFilter } from './parser';

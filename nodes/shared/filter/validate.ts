@@ -83,12 +83,10 @@ function resolve(
 	node: { attribute: string; position: number },
 	issues: FilterIssue[],
 ): ResolvedAttribute | undefined {
-	try {
-		return resolveAttribute(fields, node.attribute);
-	} catch (reason) {
-		issues.push({ column: node.position + 1, message: String(reason) });
-		return undefined;
-	}
+	const resolved = resolveAttribute(fields, node.attribute);
+	if (typeof resolved !== 'string') return resolved;
+	issues.push({ column: node.position + 1, message: resolved });
+	return undefined;
 }
 
 function visit(node: FilterNode, fields: ResourceSchema['fields'], issues: FilterIssue[]): void {

@@ -1,0 +1,30 @@
+import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import { getAssetCustomFields, getAssetFilterFields } from '../shared/methods/loadOptions';
+import { searchAssets } from '../shared/methods/listSearch';
+import { createRouter } from '../shared/runItems';
+import { operations, properties } from './actions';
+
+export class StockroomAsset implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Stockroom Asset',
+		name: 'stockroomAsset',
+		icon: { light: 'file:../../icons/stockroom.svg', dark: 'file:../../icons/stockroom.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ { upsert: "Create or Update", delete: "Delete", get: "Get", getAll: "Get Many", update: "Update" }[$parameter["operation"]] }}',
+		description: 'Read and write hardware assets: list with filters, get, create or update, update and delete',
+		defaults: { name: 'Stockroom Asset' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'stockroomOAuth2Api', required: true }],
+		properties,
+	};
+
+	methods = {
+		listSearch: { searchAssets },
+		loadOptions: { getAssetCustomFields, getAssetFilterFields },
+	};
+
+	execute = createRouter(operations);
+}

@@ -1,0 +1,62 @@
+import { NodeApiError, NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeProperties, type JsonObject } from 'n8n-workflow';
+import { readRetryPolicy, retryOptions } from '../../shared/descriptions/common';
+import { showFor } from '../../shared/descriptions/showFor';
+import { ASSETS_PATH } from '../../shared/resources';
+import { apiRequest, type RetryPolicy } from '../../shared/transport';
+import { assetLocator, isNotFound, resolveAssetId } from '../locator';
+
+const properties: INodeProperties[] = [
+	assetLocator,
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Ignore Missing Asset',
+				name: 'ignoreNotFound',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to succeed, with "deleted": false, when the asset does not exist (e.g. it was already deleted)',
+			},
+			...retryOptions,
+		],
+	},
+];
+
+export const description = showFor(['delete'], properties);
+
+interface Prepared {
+	id: string | null;
+	label: string;
+	ignoreNotFound: boolean;
+	retry: RetryPolicy;
+}
+
+export async function prepare(this: IExecuteFunctions, i: number): Promise<Prepared> {
+	const options = this.getNodeParameter('options', i, {}) as IDataObject;
+	const retry = readRetryPolicy(options);
+	const { id, label } = await resolveAssetId.call(this, i, retry);
+	return { id, label, ignoreNotFound: options.ignoreNotFound === true, retry };
+}
+
+export async function execute(this: IExecuteFunctions, prepared: Prepared, i: number): Promise<IDataObject[]> {
+	const notFound = { id: prepared.id, deleted: false, notFound: true };
+	if (prepared.id === null) {
+		if (prepared.ignoreNotFound) return [notFound];
+		throw new NodeOperationError(this.getNode(), `Could not delete the ${prepared.label}: it does not exist`, { itemIndex: i });
+	}
+	try {
+		await apiRequest.call(this, 'DELETE', `${ASSETS_PATH}/${prepared.id}`, {
+			operation: `delete ${prepared.label}`,
+			itemIndex: i,
+			retry: prepared.retry,
+		});
+	} catch (error) {
+		if (prepared.ignoreNotFound && isNotFound(error)) return [notFound];
+		throw new NodeApiError(this.getNode(), error as JsonObject);
+	}
+	return [{ id: prepared.id, deleted: true }];
+}

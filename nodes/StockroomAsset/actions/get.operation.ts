@@ -1,0 +1,38 @@
+import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import { readRetryPolicy, retryOptions } from '../../shared/descriptions/common';
+import { showFor } from '../../shared/descriptions/showFor';
+import { ASSETS_PATH } from '../../shared/resources';
+import { apiRequest, type RetryPolicy } from '../../shared/transport';
+import { assetLocator, resolveAssetId } from '../locator';
+
+const properties: INodeProperties[] = [
+	assetLocator,
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: retryOptions,
+	},
+];
+
+export const description = showFor(['get'], properties);
+
+interface Prepared {
+	id: string;
+	retry: RetryPolicy;
+}
+
+export async function prepare(this: IExecuteFunctions, i: number): Promise<Prepared> {
+	const retry = readRetryPolicy(this.getNodeParameter('options', i, {}) as IDataObject);
+	const { id, label } = await resolveAssetId.call(this, i, retry);
+	if (!id) throw new NodeOperationError(this.getNode(), `No ${label} exists`, { itemIndex: i });
+	return { id, retry };
+}
+
+export async function execute(this: IExecuteFunctions, { id, retry }: Prepared, i: number): Promise<IDataObject[]> {
+	return [
+		await apiRequest.call(this, 'GET', `${ASSETS_PATH}/${id}`, { operation: `get asset ${id}`, itemIndex: i, retry }),
+	];
+}

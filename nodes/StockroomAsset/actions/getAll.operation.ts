@@ -1,0 +1,34 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { returnAllOrLimit } from '../../shared/descriptions/common';
+import { filterProperties } from '../../shared/descriptions/filterUi';
+import { showFor } from '../../shared/descriptions/showFor';
+import { listOptions, readListRequest, type ListRequest } from '../../shared/listInput';
+import { ASSETS_PATH } from '../../shared/resources';
+import type { ExecutionCache } from '../../shared/runItems';
+import { assetSchema } from '../../shared/schema/asset';
+import { collect, paginate } from '../../shared/transport';
+import { customFieldTypes } from '../customFields';
+
+const properties: INodeProperties[] = [
+	...returnAllOrLimit,
+	...filterProperties(assetSchema, { loadFieldsMethod: 'getAssetFilterFields', resourceLabel: 'assets' }),
+	listOptions('assets', 'the name, serial number, asset tag, vendor, type, notes and assignee'),
+];
+
+export const description = showFor(['getAll'], properties);
+
+export async function prepare(this: IExecuteFunctions, i: number, cache: ExecutionCache): Promise<ListRequest> {
+	return await readListRequest.call(this, i, assetSchema, { customFieldTypes: customFieldTypes(this, cache, i) });
+}
+
+export async function execute(this: IExecuteFunctions, request: ListRequest, i: number): Promise<IDataObject[]> {
+	return await collect(
+		paginate.call(this, ASSETS_PATH, request.qs, {
+			operation: 'list assets',
+			limit: request.limit,
+			pageSize: request.pageSize,
+			itemIndex: i,
+			retry: request.retry,
+		}),
+	);
+}

@@ -1,0 +1,40 @@
+import type { INodeProperties } from 'n8n-workflow';
+import * as del from './delete.operation';
+import * as get from './get.operation';
+import * as getAll from './getAll.operation';
+import * as update from './update.operation';
+import * as upsert from './upsert.operation';
+
+export const operations = { upsert, delete: del, get, getAll, update };
+
+export const properties: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{
+				name: 'Create or Update',
+				value: 'upsert',
+				description: 'Create a new asset, or update the current one if it already exists (upsert)',
+				action: 'Create or update an asset',
+			},
+			{ name: 'Delete', value: 'delete', description: 'Delete an asset', action: 'Delete an asset' },
+			{ name: 'Get', value: 'get', description: 'Get an asset', action: 'Get an asset' },
+			{ name: 'Get Many', value: 'getAll', description: 'Get many assets', action: 'Get many assets' },
+			{
+				name: 'Update',
+				value: 'update',
+				description: 'Change some fields of an asset, keeping the others',
+				action: 'Update an asset',
+			},
+		],
+		default: 'getAll',
+	},
+	...upsert.description,
+	...del.description,
+	...get.description,
+	...getAll.description,
+	...update.description,
+];

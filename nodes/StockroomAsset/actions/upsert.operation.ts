@@ -1,0 +1,88 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { readRetryPolicy, retryOptions } from '../../shared/descriptions/common';
+import { optionalFieldProperties, requiredFieldProperties } from '../../shared/descriptions/recordFields';
+import { showFor, showWhen } from '../../shared/descriptions/showFor';
+import { normalizeRecord } from '../../shared/records';
+import { ASSETS_PATH } from '../../shared/resources';
+import { InvalidItemError, type ExecutionCache } from '../../shared/runItems';
+import { assetSchema } from '../../shared/schema/asset';
+import { validateRecord } from '../../shared/schema/validate';
+import { apiRequest, type RetryPolicy } from '../../shared/transport';
+import { customFieldDefinitions, customFieldsProperty, readCustomFields } from '../customFields';
+import { inputModeProperty, readInputRecord } from '../../shared/inputRecord';
+
+const properties: INodeProperties[] = [
+	inputModeProperty('asset'),
+	...showWhen({ inputMode: ['fields'] }, [
+		...requiredFieldProperties(assetSchema),
+		{
+			displayName: 'Additional Fields',
+			name: 'additionalFields',
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+			options: optionalFieldProperties(assetSchema),
+		},
+		customFieldsProperty,
+	]),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Ignore Unknown Fields',
+				name: 'ignoreUnknownFields',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to leave out fields of the input item that assets do not have, instead of failing the item',
+				displayOptions: { show: { '/inputMode': ['json'] } },
+			},
+			...retryOptions,
+		],
+	},
+];
+
+export const description = showFor(['upsert'], properties);
+
+interface Prepared {
+	body: IDataObject;
+	retry: RetryPolicy;
+}
+
+/** Writes are independent per item, so several are in flight at once. */
+export const concurrency = 8;
+
+export async function prepare(this: IExecuteFunctions, i: number, cache: ExecutionCache): Promise<Prepared> {
+	const options = this.getNodeParameter('options', i, {}) as IDataObject;
+	const timezone = this.getTimezone();
+	const { record, unknownFields } = readInputRecord.call(this, i, assetSchema, () => {
+		const fields: IDataObject = {};
+		for (const property of requiredFieldProperties(assetSchema)) fields[property.name] = this.getNodeParameter(property.name, i);
+		Object.assign(fields, this.getNodeParameter('additionalFields', i, {}) as IDataObject);
+		const custom = readCustomFields(this.getNodeParameter('customFieldsUi', i, {}));
+		if (custom) fields.customFieldValues = custom;
+		return normalizeRecord(assetSchema.fields, fields, timezone);
+	});
+	const usesCustomFields = record.customFieldValues !== undefined || record.customFields !== undefined;
+	const issues = validateRecord(assetSchema, record, {
+		mode: 'replace',
+		unknownFields,
+		customFieldDefinitions: usesCustomFields ? await customFieldDefinitions(this, cache, i) : undefined,
+	});
+	if (issues.length) throw new InvalidItemError('asset', issues);
+	return { body: record, retry: readRetryPolicy(options) };
+}
+
+export async function execute(this: IExecuteFunctions, { body, retry }: Prepared, i: number): Promise<IDataObject[]> {
+	return [
+		await apiRequest.call(this, 'PUT', ASSETS_PATH, {
+			body,
+			operation: `create or update the asset "${String(body.externalId)}"`,
+			itemIndex: i,
+			retry,
+		}),
+	];
+}

@@ -1,0 +1,65 @@
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import { DEFAULT_RETRY, MAX_PAGE_SIZE, type RetryPolicy } from '../transport';
+
+/** Return All / Limit, as in n8n's own nodes. */
+export const returnAllOrLimit: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 50,
+		description: 'Max number of results to return',
+		displayOptions: { show: { returnAll: [false] } },
+	},
+];
+
+const DEFAULT_ATTEMPTS = DEFAULT_RETRY.maxAttempts;
+const DEFAULT_WAIT_SECONDS = DEFAULT_RETRY.maxWaitMs / 1000;
+const DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE;
+
+/** Retry settings offered in every operation's Options. */
+export const retryOptions: INodeProperties[] = [
+	{
+		displayName: 'Max Attempts',
+		name: 'maxAttempts',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 20 },
+		default: DEFAULT_ATTEMPTS,
+		description:
+			'How many times to try a call the service answers with 429, 502, 503 or 504, or that loses its connection',
+	},
+	{
+		displayName: 'Max Retry Wait (Seconds)',
+		name: 'maxRetryWaitSeconds',
+		type: 'number',
+		typeOptions: { minValue: 0 },
+		default: DEFAULT_WAIT_SECONDS,
+		description: 'Total time to wait between attempts (honouring Retry-After) before giving up',
+	},
+];
+
+export const pageSizeOption: INodeProperties = {
+	displayName: 'Page Size',
+	name: 'pageSize',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: MAX_PAGE_SIZE },
+	default: DEFAULT_PAGE_SIZE,
+	description: 'Records per request; larger pages mean fewer requests',
+};
+
+export function readRetryPolicy(options: IDataObject): RetryPolicy {
+	const attempts = Number(options.maxAttempts ?? DEFAULT_RETRY.maxAttempts);
+	const waitSeconds = Number(options.maxRetryWaitSeconds ?? DEFAULT_RETRY.maxWaitMs / 1000);
+	return {
+		maxAttempts: Number.isFinite(attempts) && attempts >= 1 ? Math.floor(attempts) : DEFAULT_RETRY.maxAttempts,
+		maxWaitMs: Number.isFinite(waitSeconds) && waitSeconds >= 0 ? waitSeconds * 1000 : DEFAULT_RETRY.maxWaitMs,
+	};
+}

@@ -1,0 +1,347 @@
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import { CURRENCY_OPTIONS } from './recordFields';
+import type { Field, Fields, ResourceSchema } from '../schema/fields';
+
+/** Operator groups offered by the builder, by the kind of attribute. */
+export type OperatorGroup = 'text' | 'enum' | 'number' | 'date' | 'boolean' | 'custom';
+
+const EMPTY: INodePropertyOptions[] = [
+	{ name: 'Is Empty', value: 'empty' },
+	{ name: 'Is Not Empty', value: 'notEmpty' },
+];
+
+export const OPERATORS: Record<OperatorGroup, INodePropertyOptions[]> = {
+	text: [
+		{ name: 'Contains', value: 'co' },
+		{ name: 'Does Not Contain', value: 'notCo' },
+		{ name: 'Ends With', value: 'ew' },
+		{ name: 'Is Equal To', value: 'eq' },
+		{ name: 'Is Not Equal To', value: 'ne' },
+		{ name: 'Starts With', value: 'sw' },
+		...EMPTY,
+	],
+	enum: [
+		{ name: 'Is Equal To', value: 'eq' },
+		{ name: 'Is Not Equal To', value: 'ne' },
+		...EMPTY,
+	],
+	number: [
+		{ name: 'Is Equal To', value: 'eq' },
+		{ name: 'Is Greater Than', value: 'gt' },
+		{ name: 'Is Greater Than or Equal To', value: 'ge' },
+		{ name: 'Is Less Than', value: 'lt' },
+		{ name: 'Is Less Than or Equal To', value: 'le' },
+		{ name: 'Is Not Equal To', value: 'ne' },
+		...EMPTY,
+	],
+	date: [
+		{ name: 'Is After', value: 'gt' },
+		{ name: 'Is Before', value: 'lt' },
+		{ name: 'Is Equal To', value: 'eq' },
+		{ name: 'Is Not Equal To', value: 'ne' },
+		{ name: 'Is On or After', value: 'ge' },
+		{ name: 'Is On or Before', value: 'le' },
+		...EMPTY,
+	],
+	boolean: [
+		{ name: 'Is False', value: 'isFalse' },
+		{ name: 'Is True', value: 'isTrue' },
+		...EMPTY,
+	],
+	custom: [
+		{ name: 'Contains', value: 'co' },
+		{ name: 'Does Not Contain', value: 'notCo' },
+		{ name: 'Ends With', value: 'ew' },
+		{ name: 'Is Equal To', value: 'eq' },
+		{ name: 'Is Greater Than', value: 'gt' },
+		{ name: 'Is Greater Than or Equal To', value: 'ge' },
+		{ name: 'Is Less Than', value: 'lt' },
+		{ name: 'Is Less Than or Equal To', value: 'le' },
+		{ name: 'Is Not Equal To', value: 'ne' },
+		{ name: 'Starts With', value: 'sw' },
+		...EMPTY,
+	],
+};
+
+const DEFAULT_OPERATOR: Record<OperatorGroup, string> = {
+	text: 'eq',
+	enum: 'eq',
+	number: 'eq',
+	date: 'ge',
+	boolean: 'isTrue',
+	custom: 'eq',
+};
+
+export function operatorGroup(field: Field): OperatorGroup | undefined {
+	switch (field.type) {
+		case 'string':
+		case 'email':
+		case 'url':
+		case 'currency':
+		case 'stringList':
+			return 'text';
+		case 'enum':
+			return 'enum';
+		case 'number':
+			return 'number';
+		case 'date':
+		case 'dateTime':
+			return 'date';
+		case 'boolean':
+			return 'boolean';
+		default:
+			return undefined;
+	}
+}
+
+export interface FilterableAttribute {
+	path: string;
+	label: string;
+	field: Field;
+	group: OperatorGroup;
+}
+
+/** Every attribute the builder offers: scalars, sub-attributes of objects and of lists of objects. */
+export function filterableAttributes(fields: Fields, prefix = '', labelPrefix = ''): FilterableAttribute[] {
+	const attributes: FilterableAttribute[] = [];
+	for (const [key, field] of Object.entries(fields)) {
+		if (field.filterable === false) continue;
+		const path = prefix + key;
+		const label = labelPrefix + field.displayName;
+		// writable lists (line items) get their own condition group; read-only ones (SCIM emails)
+		// are compared through their sub-attributes, true when any element matches
+		if (field.type === 'object' || (field.type === 'list' && field.readOnly)) {
+			attributes.push(...filterableAttributes(field.fields, `${path}.`, `${label} › `));
+			continue;
+		}
+		const group = operatorGroup(field);
+		if (group) attributes.push({ path, label, field, group });
+	}
+	return attributes;
+}
+
+export const CUSTOM_FIELD_PREFIX = 'customFieldValues.';
+
+/** Parameter name of the value input for an attribute, by its kind. */
+export function valueParameterName(attribute: FilterableAttribute | undefined): string {
+	if (!attribute) return 'value';
+	switch (attribute.group) {
+		case 'number':
+			return 'numberValue';
+		case 'date':
+			return 'dateValue';
+		case 'enum':
+			return `${attribute.path.replace(/\./g, '_')}Value`;
+		default:
+			return attribute.field.type === 'currency' ? 'currencyValue' : 'value';
+	}
+}
+
+const NO_VALUE = ['empty', 'notEmpty', 'isTrue', 'isFalse'];
+
+/** The rows of one condition (field, operator and a value input fitting the field). */
+function conditionValues(attributes: FilterableAttribute[], fieldOptions: Partial<INodeProperties>, customFields: boolean): INodeProperties[] {
+	const pathsOf = (predicate: (attribute: FilterableAttribute) => boolean) =>
+		attributes.filter(predicate).map((attribute) => attribute.path);
+	const customCondition = customFields ? [{ _cnd: { startsWith: CUSTOM_FIELD_PREFIX } }] : [];
+	const showFor = (paths: Array<string | { _cnd: { startsWith: string } }>, hideNoValue = true): INodeProperties['displayOptions'] => ({
+		show: { field: paths },
+		...(hideNoValue ? { hide: { operator: NO_VALUE } } : {}),
+	});
+
+	const operators: INodeProperties[] = (Object.keys(OPERATORS) as OperatorGroup[])
+		.map((group) => {
+			const paths = group === 'custom' ? customCondition : pathsOf((attribute) => attribute.group === group);
+			return { group, paths };
+		})
+		.filter(({ paths }) => paths.length > 0)
+		.map(({ group, paths }): INodeProperties => {
+			const defaultOperator = DEFAULT_OPERATOR[group];
+			return {
+				displayName: 'Operator',
+				name: 'operator',
+				type: 'options',
+				options: OPERATORS[group],
+				default: defaultOperator,
+				displayOptions: showFor(paths, false),
+			};
+		});
+
+	const textPaths = pathsOf((attribute) => attribute.group === 'text' && attribute.field.type !== 'currency');
+	const values = ([
+		{
+			displayName: 'Value',
+			name: 'value',
+			type: 'string',
+			default: '',
+			hint: 'Compared case-insensitively',
+			displayOptions: showFor([...textPaths, ...customCondition]),
+		},
+		{
+			displayName: 'Value',
+			name: 'currencyValue',
+			type: 'options',
+			options: CURRENCY_OPTIONS,
+			default: 'USD',
+			displayOptions: showFor(pathsOf((attribute) => attribute.field.type === 'currency')),
+		},
+		{
+			displayName: 'Value',
+			name: 'numberValue',
+			type: 'number',
+			default: 0,
+			displayOptions: showFor(pathsOf((attribute) => attribute.group === 'number')),
+		},
+		{
+			displayName: 'Value',
+			name: 'dateValue',
+			type: 'dateTime',
+			default: '',
+			hint: "Dates without a time zone are read in the workflow's time zone",
+			displayOptions: showFor(pathsOf((attribute) => attribute.group === 'date')),
+		},
+		...attributes
+			.filter((attribute) => attribute.group === 'enum' && attribute.field.type === 'enum')
+			.map((attribute): INodeProperties => {
+				const values = attribute.field.type === 'enum' ? attribute.field.values : [];
+				const firstValue = values[0];
+				return {
+					displayName: 'Value',
+					name: valueParameterName(attribute),
+					type: 'options',
+					options: values.map((value) => ({ name: value, value })),
+					default: firstValue,
+					displayOptions: showFor([attribute.path]),
+				};
+			}),
+	] as INodeProperties[]).filter((property) => (property.displayOptions?.show?.field ?? []).length > 0);
+
+	const firstPath = attributes[0].path;
+	return [
+		{
+			displayName: 'Field',
+			name: 'field',
+			type: 'options',
+			default: firstPath,
+			description: 'The attribute to compare. Choose from the list, or specify an attribute path using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			...fieldOptions,
+		} as INodeProperties,
+		...operators,
+		...values,
+	];
+}
+
+export interface FilterUiOptions {
+	/** Load the field list (schema fields plus the service's custom fields) with this method. */
+	loadFieldsMethod?: string;
+	/** A list field whose elements get their own condition group (contracts' line items). */
+	listField?: string;
+	/** Text of the notice shown for raw expressions. */
+	resourceLabel: string;
+}
+
+/** The filter block of Get Many and the trigger: None / Build Manually / Expression. */
+export function filterProperties(schema: ResourceSchema, options: FilterUiOptions): INodeProperties[] {
+	const attributes = filterableAttributes(schema.fields);
+	const staticOptions: Partial<INodeProperties> = options.loadFieldsMethod
+		? { typeOptions: { loadOptionsMethod: options.loadFieldsMethod } }
+		: { options: attributes.map(({ label, path }) => ({ name: label, value: path })).sort((a, b) => a.name.localeCompare(b.name)) };
+	const properties: INodeProperties[] = [
+		{
+			displayName: 'Filter',
+			name: 'filterMode',
+			type: 'options',
+			options: [
+				{ name: 'None', value: 'none' },
+				{ name: 'Build Manually', value: 'manual', description: 'Pick fields, operators and values' },
+				{ name: 'Expression', value: 'expression', description: 'Write the filter expression yourself' },
+			],
+			default: 'none',
+		},
+		{
+			displayName: 'Must Match',
+			name: 'matchType',
+			type: 'options',
+			options: [
+				{ name: 'All Conditions', value: 'all' },
+				{ name: 'Any Condition', value: 'any' },
+			],
+			default: 'all',
+			displayOptions: { show: { filterMode: ['manual'] } },
+		},
+		{
+			displayName: 'Conditions',
+			name: 'conditions',
+			type: 'fixedCollection',
+			typeOptions: { multipleValues: true, sortable: true },
+			placeholder: 'Add Condition',
+			default: {},
+			displayOptions: { show: { filterMode: ['manual'] } },
+			options: [
+				{
+					displayName: 'Condition',
+					name: 'condition',
+					values: conditionValues(attributes, staticOptions, Boolean(options.loadFieldsMethod)),
+				},
+			],
+		},
+	];
+	const list = options.listField ? schema.fields[options.listField] : undefined;
+	if (options.listField && list?.type === 'list') {
+		const itemAttributes = filterableAttributes(list.fields);
+		const itemName = list.itemName.toLowerCase();
+		properties.push(
+			{
+				displayName: `${list.itemName} Conditions`,
+				name: 'listConditions',
+				type: 'fixedCollection',
+				typeOptions: { multipleValues: true, sortable: true },
+				placeholder: `Add ${list.itemName} Condition`,
+				default: {},
+				description: `Matches ${schema.noun}s having at least one ${itemName} that meets these conditions`,
+				displayOptions: { show: { filterMode: ['manual'] } },
+				options: [
+					{
+						displayName: 'Condition',
+						name: 'condition',
+						values: conditionValues(itemAttributes, {
+							options: itemAttributes.map(({ label, path }) => ({ name: label, value: path })).sort((a, b) => a.name.localeCompare(b.name)),
+						}, false),
+					},
+				],
+			},
+			{
+				displayName: `${list.itemName} Must Match`,
+				name: 'listMatchType',
+				type: 'options',
+				options: [
+					{ name: 'All Conditions', value: 'all' },
+					{ name: 'Any Condition', value: 'any' },
+				],
+				default: 'all',
+				description: `How the ${itemName} conditions combine (within one ${itemName})`,
+				displayOptions: { show: { filterMode: ['manual'] } },
+			},
+		);
+	}
+	properties.push(
+		{
+			displayName:
+				'Syntax: <code>attribute operator value</code> with eq, ne, co, sw, ew, gt, ge, lt, le, pr; and, or, not (…); strings in double quotes. Example: <code>status eq "Deployed" and not (lastSyncDtm pr)</code>',
+			name: 'filterNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { filterMode: ['expression'] } },
+		},
+		{
+			displayName: 'Filter Expression',
+			name: 'filterExpression',
+			type: 'string',
+			default: '',
+			placeholder: options.listField ? 'vendorName sw "Micro" and lineItems[unitCount gt 100]' : 'hardwareVendor co "Dell" and status eq "Deployed"',
+			description: `Filter ${options.resourceLabel} with an expression; it is checked before anything is sent, and a mistake names its column`,
+			displayOptions: { show: { filterMode: ['expression'] } },
+		},
+	);
+	return properties;
+}

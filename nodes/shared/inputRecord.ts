@@ -1,0 +1,43 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { normalizeRecord, withoutReadOnly } from './records';
+import type { ResourceSchema } from './schema/fields';
+
+/** Fill the record in field by field, or send the input item's JSON as the record. */
+export function inputModeProperty(noun: string): INodeProperties {
+	return {
+		displayName: 'Input Data',
+		name: 'inputMode',
+		type: 'options',
+		options: [
+			{
+				name: 'Define Below',
+				value: 'fields',
+				description: `Set each ${noun} field in this node`,
+			},
+			{
+				name: 'Use Input Item JSON',
+				value: 'json',
+				description: `Send each input item's JSON as the ${noun}. Fields the service sets (created and modified times, ...) are ignored; a service ID in "ID" selects the ${noun} to replace.`,
+			},
+		],
+		default: 'fields',
+	};
+}
+
+/** The record to write for an item, from the UI fields or from the item's JSON. */
+export function readInputRecord(
+	this: IExecuteFunctions,
+	i: number,
+	schema: ResourceSchema,
+	fromFields: () => IDataObject,
+): { record: IDataObject; unknownFields: 'error' | 'ignore' } {
+	if (this.getNodeParameter('inputMode', i, 'fields') !== 'json') {
+		return { record: fromFields(), unknownFields: 'error' };
+	}
+	const ignoreUnknown = (this.getNodeParameter('options.ignoreUnknownFields', i, false) as boolean) === true;
+	let record = withoutReadOnly(schema.fields, normalizeRecord(schema.fields, this.getInputData()[i].json, this.getTimezone()));
+	if (ignoreUnknown) {
+		record = Object.fromEntries(Object.entries(record).filter(([key]) => key in schema.fields));
+	}
+	return { record, unknownFields: ignoreUnknown ? 'ignore' : 'error' };
+}

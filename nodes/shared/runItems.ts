@@ -1,0 +1,128 @@
+import {
+	NodeApiError,
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeProperties,
+} from 'n8n-workflow';
+import { FilterConditionError } from './filter';
+import { FilterInputError } from './filterInput';
+import type { FieldIssue } from './schema/validate';
+
+/** Values one execution shares across items (e.g. custom field definitions, read once). */
+export type ExecutionCache = Map<string, Promise<unknown>>;
+
+/**
+ * One operation of a node: `prepare` reads and validates an item's parameters (and may read
+ * from the service), `execute` makes the call. Every item is prepared before anything is
+ * written, so a bad item stops the node before any write (unless Continue On Fail is on).
+ */
+export interface Operation<Prepared = unknown> {
+	description: INodeProperties[];
+	prepare(this: IExecuteFunctions, itemIndex: number, cache: ExecutionCache): Promise<Prepared>;
+	execute(this: IExecuteFunctions, prepared: Prepared, itemIndex: number, cache: ExecutionCache): Promise<IDataObject[]>;
+	/** Items sent at once; writes are independent per item. Defaults to 1. */
+	concurrency?: number;
+}
+
+/** Record problems found before sending, for one item. */
+export class InvalidItemError extends Error {
+	constructor(
+		readonly noun: string,
+		readonly issues: FieldIssue[],
+	) {
+		const [first] = issues;
+		super(`Invalid ${noun}: ${first.path ? `${first.path} ` : ''}${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}`);
+		this.name = 'InvalidItemError';
+	}
+}
+
+function toItemError(context: IExecuteFunctions, error: unknown, itemIndex: number): Error {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		error.context.itemIndex ??= itemIndex;
+		return error;
+	}
+	if (error instanceof InvalidItemError) {
+		return new NodeOperationError(context.getNode(), `${error.message} [item ${itemIndex}]`, {
+			itemIndex,
+			description: error.issues.map((issue) => `${issue.path || 'record'}: ${issue.message}`).join('\n'),
+		});
+	}
+	if (error instanceof FilterInputError || error instanceof FilterConditionError) {
+		const parameter = error instanceof FilterInputError ? error.parameter : 'Conditions';
+		return new NodeOperationError(context.getNode(), `${error.message} [item ${itemIndex}]`, {
+			itemIndex,
+			description: `Correct the node's ${parameter} parameter.`,
+		});
+	}
+	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
+}
+
+function errorItem(error: Error, itemIndex: number): INodeExecutionData {
+	const json: IDataObject = { error: error.message };
+	const description = (error as { description?: unknown }).description;
+	if (typeof description === 'string' && description) json.description = description;
+	return { json, pairedItem: { item: itemIndex } };
+}
+
+/** Runs an operation over every input item, with validation first, Continue On Fail and pairing. */
+export async function runItems(this: IExecuteFunctions, operation: Operation): Promise<INodeExecutionData[]> {
+	const count = this.getInputData().length;
+	const cache: ExecutionCache = new Map();
+	const prepared = new Map<number, unknown>();
+	const failures = new Map<number, Error>();
+	const continueOnFail = this.continueOnFail();
+
+	for (let i = 0; i < count; i++) {
+		try {
+			prepared.set(i, await operation.prepare.call(this, i, cache));
+		} catch (error) {
+			const itemError = toItemError(this, error, i);
+			if (!continueOnFail) throw itemError;
+			failures.set(i, itemError);
+		}
+	}
+
+	const results = new Map<number, IDataObject[]>();
+	const pending = [...prepared.keys()];
+	let next = 0;
+	let fatal: Error | undefined;
+	const worker = async () => {
+		while (next < pending.length && !fatal) {
+			const i = pending[next++];
+			try {
+				results.set(i, await operation.execute.call(this, prepared.get(i), i, cache));
+			} catch (error) {
+				const itemError = toItemError(this, error, i);
+				if (continueOnFail) failures.set(i, itemError);
+				else fatal ??= itemError;
+			}
+		}
+	};
+	await Promise.all(Array.from({ length: Math.max(1, Math.min(operation.concurrency ?? 1, pending.length)) }, worker));
+	if (fatal) throw fatal;
+
+	const output: INodeExecutionData[] = [];
+	for (let i = 0; i < count; i++) {
+		const failure = failures.get(i);
+		if (failure) {
+			output.push(errorItem(failure, i));
+			continue;
+		}
+		for (const json of results.get(i) ?? []) output.push({ json, pairedItem: { item: i } });
+	}
+	return output;
+}
+
+/** The node's `execute`: picks the operation module and runs it over the items. */
+export function createRouter(operations: Record<string, Operation>) {
+	return async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const name = this.getNodeParameter('operation', 0) as string;
+		const operation = operations[name];
+		if (!operation) {
+			throw new NodeOperationError(this.getNode(), `The operation "${name}" is not supported`);
+		}
+		return [await runItems.call(this, operation)];
+	};
+}

@@ -1,0 +1,101 @@
+import type { Failure, Problem } from './failure';
+
+interface CallDetails {
+	operation: string;
+	method: string;
+	path: string;
+	baseUrl: string;
+	attempts: number;
+}
+
+/** The scope the service wants for a call (reads `*.Read`, writes `*.Write`, users `Users.Read`). */
+export function requiredScope(method: string, path: string): string {
+	const area = /\/api\/scim\//.test(path) ? 'Users' : /\/api\/contracts\//.test(path) ? 'Contracts' : 'Assets';
+	return area === 'Users' || method === 'GET' ? `${area}.Read` : `${area}.Write`;
+}
+
+function problemLines(problem: Problem, failure: Failure): string[] {
+	const lines: string[] = [];
+	if (problem.detail) lines.push(problem.detail);
+	for (const [field, messages] of Object.entries(problem.errors ?? {})) {
+		for (const message of messages) lines.push(`${field || 'request'}: ${message}`);
+	}
+	const facts = [failure.status !== undefined ? `HTTP ${failure.status}` : undefined, problem.traceId ? `trace ID ${problem.traceId}` : undefined].filter(Boolean);
+	if (facts.length) lines.push(`(${facts.join(', ')})`);
+	return lines;
+}
+
+/** A message and description a person can act on; never a token, secret or header. */
+export function describeFailure(
+	failure: Failure,
+	problem: Problem,
+	call: CallDetails,
+): { message: string; description: string } {
+	const failed = `Could not ${call.operation}`;
+	const facts = problemLines(problem, failure).join('\n');
+	const tokenError = failure.tokenError ?? (failure.message.includes('access token') ? problem.error : undefined);
+	if (tokenError === 'invalid_client') {
+		return {
+			message: `${failed}: the service rejected the client ID or client secret (invalid_client)`,
+			description: 'Open the Stockroom credential and check Client ID and Client Secret.',
+		};
+	}
+	if (tokenError === 'invalid_scope') {
+		return {
+			message: `${failed}: the service refused the requested scopes (invalid_scope)`,
+			description:
+				"Select only scopes the client app was granted in the credential's Scopes, or select none to receive every scope the app has.",
+		};
+	}
+	if (tokenError || /access token/i.test(failure.message)) {
+		return {
+			message: `${failed}: no access token could be obtained from ${call.baseUrl}/connect/token`,
+			description: `${failure.message.replace(/^.*?access token:?\s*/i, '')}\nCheck the credential's Base URL.`.trim(),
+		};
+	}
+	if (failure.status === undefined) {
+		const reason =
+			failure.code === 'ECONNREFUSED'
+				? 'the connection was refused'
+				: failure.code === 'ENOTFOUND' || failure.code === 'EAI_AGAIN'
+					? 'the host name could not be resolved'
+					: failure.code
+						? `the connection failed (${failure.code})`
+						: failure.message;
+		return {
+			message: `${failed}: ${reason} at ${call.baseUrl}`,
+			description: `Check the credential's Base URL and that the service is reachable from n8n.${call.attempts > 1 ? ` Tried ${call.attempts} times.` : ''}`,
+		};
+	}
+	switch (failure.status) {
+		case 400:
+		case 409:
+		case 422:
+			return { message: `${failed}: ${problem.title ?? 'the service rejected the request'}`, description: facts };
+		case 401:
+			return {
+				message: `${failed}: the service did not accept the access token (HTTP 401)`,
+				description:
+					"n8n fetched a new token and tried again. Check that the credential's Base URL is the service that issued the token and that the client app is still active.",
+			};
+		case 403: {
+			const scope = requiredScope(call.method, call.path);
+			return {
+				message: `${failed}: the credential lacks the ${scope} scope (HTTP 403)`,
+				description: `Grant ${scope} to the client app and select it in the credential's Scopes.\n${facts}`.trim(),
+			};
+		}
+		case 404:
+			return { message: `${failed}: it was not found (HTTP 404)`, description: facts };
+		case 429:
+			return {
+				message: `${failed}: the service is still rate limiting after ${call.attempts} attempts (HTTP 429)`,
+				description: `Lower the workflow's request rate or raise the node's retry settings (Options > Max Retry Wait).\n${facts}`.trim(),
+			};
+		default:
+			return {
+				message: `${failed}: the service answered HTTP ${failure.status}${problem.title ? ` (${problem.title})` : ''}${call.attempts > 1 ? ` after ${call.attempts} attempts` : ''}`,
+				description: facts,
+			};
+	}
+}

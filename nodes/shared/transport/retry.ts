@@ -1,0 +1,32 @@
+import type { Failure } from './failure';
+
+/** How hard to try before giving up on a call the service may answer later. */
+export interface RetryPolicy {
+	/** Attempts in all, the first one included. */
+	maxAttempts: number;
+	/** Total time spent waiting between attempts, in milliseconds. */
+	maxWaitMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, maxWaitMs: 60_000 };
+
+const RETRYABLE_STATUSES = [429, 502, 503, 504];
+const RETRYABLE_CODES = ['ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE'];
+const BASE_DELAY_MS = 500;
+const MAX_DELAY_MS = 20_000;
+
+export function isRetryable(failure: Failure): boolean {
+	if (failure.tokenError) return false;
+	if (failure.status !== undefined) return RETRYABLE_STATUSES.includes(failure.status);
+	return failure.code !== undefined && RETRYABLE_CODES.includes(failure.code);
+}
+
+/**
+ * The wait before the next attempt: the server's `Retry-After` when it gave one, otherwise
+ * exponential backoff with jitter (half fixed, half random) so parallel clients spread out.
+ */
+export function retryDelay(failure: Failure, attempt: number, random: () => number): number {
+	if (failure.retryAfterMs !== undefined) return failure.retryAfterMs;
+	const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (attempt - 1));
+	return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
