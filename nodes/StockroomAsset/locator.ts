@@ -1,4 +1,4 @@
-import { NodeApiError, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { buildFilter, printFilter } from '../shared/filter';
 import { ASSETS_PATH } from '../shared/resources';
 import { assetSchema } from '../shared/schema/asset';
@@ -59,5 +59,3 @@ export async function resolveAssetId(
 	const match = (page.results ?? []).find((record) => String(record.externalId).toLowerCase() === value.toLowerCase());
 	return { id: match ? String(match.id) : null, label: `asset with External ID "${value}"` };
 }
-
-export const isNotFound = (error: unknown) => error instanceof NodeApiError && error.httpCode === '404';

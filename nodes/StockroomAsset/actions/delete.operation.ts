@@ -2,8 +2,8 @@ import { NodeApiError, NodeOperationError, type IDataObject, type IExecuteFuncti
 import { readRetryPolicy, retryOptions } from '../../shared/descriptions/common';
 import { showFor } from '../../shared/descriptions/showFor';
 import { ASSETS_PATH } from '../../shared/resources';
-import { apiRequest, type RetryPolicy } from '../../shared/transport';
-import { assetLocator, isNotFound, resolveAssetId } from '../locator';
+import { apiRequest, isNotFound, type RetryPolicy } from '../../shared/transport';
+import { assetLocator, resolveAssetId } from '../locator';
 
 const properties: INodeProperties[] = [
 	assetLocator,

@@ -125,6 +125,9 @@ function toNodeApiError(
 	});
 }
 
+/** Whether a call failed because the record does not exist. */
+export const isNotFound = (error: unknown): boolean => error instanceof NodeApiError && error.httpCode === '404';
+
 export interface ListOptions {
 	operation: string;
 	/** Stop after this many records; undefined reads every page. */

@@ -1,0 +1,26 @@
+import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import { searchContracts } from '../shared/methods/listSearch';
+import { createRouter } from '../shared/runItems';
+import { operations, properties } from './actions';
+
+export class StockroomContract implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Stockroom Contract',
+		name: 'stockroomContract',
+		icon: { light: 'file:../../icons/stockroom.svg', dark: 'file:../../icons/stockroom.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ { upsert: "Create or Update", delete: "Delete", get: "Get", getAll: "Get Many" }[$parameter["operation"]] }}',
+		description: 'Read and write contracts with their line items and documents',
+		defaults: { name: 'Stockroom Contract' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'stockroomOAuth2Api', required: true }],
+		properties,
+	};
+
+	methods = { listSearch: { searchContracts } };
+
+	execute = createRouter(operations);
+}

@@ -1,0 +1,37 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { readRetryPolicy, retryOptions } from '../../shared/descriptions/common';
+import { showFor } from '../../shared/descriptions/showFor';
+import { CONTRACTS_PATH } from '../../shared/resources';
+import { apiRequest, type RetryPolicy } from '../../shared/transport';
+import { contractKey, contractLocator } from '../locator';
+
+const properties: INodeProperties[] = [
+	contractLocator,
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: retryOptions,
+	},
+];
+
+export const description = showFor(['get'], properties);
+
+interface Prepared {
+	key: string;
+	label: string;
+	retry: RetryPolicy;
+}
+
+export async function prepare(this: IExecuteFunctions, i: number): Promise<Prepared> {
+	return {
+		...contractKey(this.getNodeParameter('contract', i) as { mode: string; value: string }),
+		retry: readRetryPolicy(this.getNodeParameter('options', i, {}) as IDataObject),
+	};
+}
+
+export async function execute(this: IExecuteFunctions, { key, label, retry }: Prepared, i: number): Promise<IDataObject[]> {
+	return [await apiRequest.call(this, 'GET', `${CONTRACTS_PATH}/${key}`, { operation: `get the ${label}`, itemIndex: i, retry })];
+}

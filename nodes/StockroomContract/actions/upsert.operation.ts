@@ -1,0 +1,120 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { readRetryPolicy, retryOptions } from '../../shared/descriptions/common';
+import { listProperty, optionalFieldProperties, requiredFieldProperties } from '../../shared/descriptions/recordFields';
+import { showFor, showWhen } from '../../shared/descriptions/showFor';
+import { inputModeProperty, readInputRecord } from '../../shared/inputRecord';
+import { normalizeRecord, readListElements } from '../../shared/records';
+import { CONTRACTS_PATH } from '../../shared/resources';
+import { InvalidItemError } from '../../shared/runItems';
+import { contractSchema } from '../../shared/schema/contract';
+import type { ListField } from '../../shared/schema/fields';
+import { validateRecord } from '../../shared/schema/validate';
+import { apiRequest, type RetryPolicy } from '../../shared/transport';
+
+const lineItems = contractSchema.fields.lineItems as ListField;
+const documents = contractSchema.fields.documents as ListField;
+
+const properties: INodeProperties[] = [
+	inputModeProperty('contract'),
+	...showWhen({ inputMode: ['fields'] }, [
+		...requiredFieldProperties(contractSchema),
+		{
+			displayName: 'Additional Fields',
+			name: 'additionalFields',
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+			options: optionalFieldProperties(contractSchema),
+		},
+		{
+			displayName:
+				'How line items update: a line item with an External ID updates the existing line item with that External ID (and existing ones whose External ID is not sent are removed); line items without an External ID replace all existing line items that have none. With no line items here, the contract keeps its line items.',
+			name: 'lineItemsNotice',
+			type: 'notice',
+			default: '',
+		},
+		listProperty('lineItemsUi', lineItems),
+		listProperty('documentsUi', documents, { description: 'With no documents here, the contract keeps its documents' }),
+	]),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Ignore Unknown Fields',
+				name: 'ignoreUnknownFields',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to leave out fields of the input item that contracts do not have, instead of failing the item',
+				displayOptions: { show: { '/inputMode': ['json'] } },
+			},
+			...retryOptions,
+			{
+				displayName: 'Remove All Documents',
+				name: 'clearDocuments',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to remove the existing documents when no documents are given',
+				displayOptions: { show: { '/inputMode': ['fields'] } },
+			},
+			{
+				displayName: 'Remove All Line Items',
+				name: 'clearLineItems',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to remove the existing line items when no line items are given',
+				displayOptions: { show: { '/inputMode': ['fields'] } },
+			},
+		],
+	},
+];
+
+export const description = showFor(['upsert'], properties);
+
+interface Prepared {
+	body: IDataObject;
+	retry: RetryPolicy;
+}
+
+/** Writes are independent per item, so several are in flight at once. */
+export const concurrency = 8;
+
+/** Line items or documents from the UI; none given means "keep", unless clearing was asked for. */
+function readList(raw: unknown, field: ListField, clear: boolean, timezone: string): IDataObject[] | undefined {
+	const elements = readListElements(raw, field.fields, timezone);
+	if (elements.length) return elements;
+	return clear ? [] : undefined;
+}
+
+export async function prepare(this: IExecuteFunctions, i: number): Promise<Prepared> {
+	const options = this.getNodeParameter('options', i, {}) as IDataObject;
+	const timezone = this.getTimezone();
+	const { record, unknownFields } = readInputRecord.call(this, i, contractSchema, () => {
+		const fields: IDataObject = {};
+		for (const property of requiredFieldProperties(contractSchema)) fields[property.name] = this.getNodeParameter(property.name, i);
+		Object.assign(fields, this.getNodeParameter('additionalFields', i, {}) as IDataObject);
+		const record = normalizeRecord(contractSchema.fields, fields, timezone);
+		const items = readList(this.getNodeParameter('lineItemsUi', i, {}), lineItems, options.clearLineItems === true, timezone);
+		const docs = readList(this.getNodeParameter('documentsUi', i, {}), documents, options.clearDocuments === true, timezone);
+		if (items) record.lineItems = items;
+		if (docs) record.documents = docs;
+		return record;
+	});
+	const issues = validateRecord(contractSchema, record, { mode: 'replace', unknownFields });
+	if (issues.length) throw new InvalidItemError('contract', issues);
+	return { body: record, retry: readRetryPolicy(options) };
+}
+
+export async function execute(this: IExecuteFunctions, { body, retry }: Prepared, i: number): Promise<IDataObject[]> {
+	return [
+		await apiRequest.call(this, 'PUT', CONTRACTS_PATH, {
+			body,
+			operation: `create or update the contract "${String(body.externalId)}"`,
+			itemIndex: i,
+			retry,
+		}),
+	];
+}
