@@ -3,7 +3,7 @@ import {
 	buildFilter,
 	FilterError,
 	inspectFilter,
-	printFilter,
+	type FilterNode,
 	type FilterCondition,
 	type FilterGroup,
 	type FilterListCondition,
@@ -77,19 +77,19 @@ async function customValue(name: string, value: unknown, options: FilterInputOpt
 }
 
 /**
- * The filter text for a list request, from the node's Filter parameters: none, built from rows
+ * The filter for a list request (print it with printFilter), from the node's Filter parameters: none, built from rows
  * (through the filter module's builder and printer) or typed as an expression (checked first).
  * Throws a FilterInputError naming the parameter and, for expressions, the column, or a
  * FilterConditionError naming the builder row.
  */
-export async function readFilter(schema: ResourceSchema, options: FilterInputOptions): Promise<string | undefined> {
+export async function readFilter(schema: ResourceSchema, options: FilterInputOptions): Promise<FilterNode | undefined> {
 	const mode = options.getParameter('filterMode', 'none');
 	if (mode === 'expression') {
 		const text = String(options.getParameter('filterExpression', '') ?? '').trim();
 		if (!text) return undefined;
 		const checked = inspectFilter(text, schema);
 		if (checked instanceof FilterError) throw new FilterInputError('Filter Expression', `Filter Expression, ${checked.message}`);
-		return printFilter(checked);
+		return checked;
 	}
 	if (mode !== 'manual') return undefined;
 	const group: FilterGroup & { conditions: Array<FilterCondition | FilterListCondition> } = {
@@ -110,6 +110,5 @@ export async function readFilter(schema: ResourceSchema, options: FilterInputOpt
 		}
 	}
 	// a bad row throws a FilterConditionError naming the row and the field
-	const tree = buildFilter(group, schema);
-	return tree && printFilter(tree);
+	return buildFilter(group, schema);
 }

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { pageSizeOption, readRetryPolicy, retryOptions } from './descriptions/common';
 import { toServiceDateTime } from './dates';
+import { printFilter } from './filter';
 import { readFilter, type FilterInputOptions } from './filterInput';
 import { InvalidItemError } from './runItems';
 import type { ResourceSchema } from './schema/fields';
@@ -78,7 +79,7 @@ export async function readListRequest(
 		...filterOptions,
 	});
 	const qs: IDataObject = readModifiedWindow(options, this.getTimezone());
-	if (filter) qs.filter = filter;
+	if (filter) qs.filter = printFilter(filter);
 	if (typeof options.q === 'string' && options.q.trim()) qs.q = options.q.trim();
 	const returnAll = this.getNodeParameter('returnAll', i, false) as boolean;
 	return {

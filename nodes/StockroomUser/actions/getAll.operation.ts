@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { readRetryPolicy, retryOptions, returnAllOrLimit } from '../../shared/descriptions/common';
 import { filterProperties } from '../../shared/descriptions/filterUi';
 import { showFor } from '../../shared/descriptions/showFor';
+import { printFilter } from '../../shared/filter';
 import { readFilter } from '../../shared/filterInput';
 import { USERS_PATH } from '../../shared/resources';
 import { userSchema } from '../../shared/schema/user';
@@ -47,7 +48,7 @@ export async function prepare(this: IExecuteFunctions, i: number): Promise<Prepa
 	});
 	const returnAll = this.getNodeParameter('returnAll', i, false) as boolean;
 	return {
-		qs: filter ? { filter } : {},
+		qs: filter ? { filter: printFilter(filter) } : {},
 		limit: returnAll ? undefined : (this.getNodeParameter('limit', i, 50) as number),
 		pageSize: Number(options.pageSize ?? 100),
 		retry: readRetryPolicy(options),

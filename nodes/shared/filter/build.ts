@@ -1,4 +1,4 @@
-import type { ComparisonOperator, FilterNode, Literal } from './ast';
+import { all, any, not, type ComparisonOperator, type FilterNode, type Literal } from './ast';
 import { resolveAttribute } from './attributes';
 import { validateFilter } from './validate';
 import type { Field, Fields, ResourceSchema } from '../schema/fields';
@@ -53,17 +53,12 @@ function buildGroup(group: FilterGroup, schema: ResourceSchema, label: string): 
 		const node = 'within' in condition ? buildList(condition, schema.fields, fail, `${label} ${index + 1} (${condition.field}):`) : buildCondition(condition, schema.fields, fail);
 		const [issue] = validateFilter(node, schema);
 		if (issue) throw fail(issue.message);
-		return condition.negate ? ({ kind: 'not', operand: node, position: 0 } as const) : node;
+		return condition.negate ? not(node) : node;
 	});
-	return combine(nodes, group.match === 'any' ? 'or' : 'and');
+	return group.match === 'any' ? any(...nodes) : all(...nodes);
 }
 
 type Fail = (reason: string) => FilterConditionError;
-
-function combine(nodes: FilterNode[], kind: 'and' | 'or'): FilterNode | undefined {
-	if (!nodes.length) return undefined;
-	return nodes.reduce((left, right) => ({ kind, left, right, position: 0 }));
-}
 
 function buildList(condition: FilterListCondition, fields: Fields, fail: Fail, outerLabel: string): FilterNode {
 	const resolved = resolveAttribute(fields, condition.field);

@@ -1,5 +1,15 @@
 /** The filter language: the only place that parses, validates, prints, builds or evaluates filters. */
-export { COMPARISON_OPERATORS, type ComparisonOperator, type FilterNode, type Literal } from './ast';
+export {
+	all,
+	any,
+	compare,
+	COMPARISON_OPERATORS,
+	not,
+	present,
+	type ComparisonOperator,
+	type FilterNode,
+	type Literal,
+} from './ast';
 export {
 	buildFilter,
 	FilterConditionError,

@@ -142,20 +142,27 @@ export interface ListOptions {
 
 export const MAX_PAGE_SIZE = 1000;
 
+/** One page of a list; `next` is the link to the following page, when there is one. */
+export interface ListPage {
+	records: IDataObject[];
+	next?: string;
+}
+
 /**
  * Reads a list page by page, following the absolute `next` link exactly as the server gives it
  * (it carries the filter and every other parameter); stops when `next` is absent or at `limit`.
+ * `path` may itself be a `next` link, to continue an earlier walk.
  */
 export async function* paginate(
 	this: RequestContext,
 	path: string,
-	qs: IDataObject,
+	qs: IDataObject | undefined,
 	options: ListOptions,
-): AsyncGenerator<IDataObject[]> {
+): AsyncGenerator<ListPage> {
 	const pageSize = Math.min(options.pageSize ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
 	let remaining = options.limit ?? Infinity;
 	let next: string | undefined = path;
-	let query: IDataObject | undefined = { ...qs, limit: Math.min(pageSize, remaining) };
+	let query: IDataObject | undefined = qs && { ...qs, limit: Math.min(pageSize, remaining) };
 	while (next !== undefined && remaining > 0) {
 		const page = (await apiRequest.call(this, 'GET', next, {
 			qs: query,
@@ -163,10 +170,10 @@ export async function* paginate(
 			itemIndex: options.itemIndex,
 			retry: options.retry,
 		})) as { results?: IDataObject[]; next?: string };
-		const results = (page.results ?? []).slice(0, remaining);
-		remaining -= results.length;
-		yield results;
+		const records = (page.results ?? []).slice(0, remaining);
+		remaining -= records.length;
 		next = typeof page.next === 'string' && page.next ? page.next : undefined;
+		yield { records, next };
 		query = undefined;
 		if (next !== undefined && options.shouldContinue && !options.shouldContinue()) return;
 	}
@@ -178,7 +185,7 @@ export async function* paginateScim(
 	path: string,
 	qs: IDataObject,
 	options: ListOptions,
-): AsyncGenerator<IDataObject[]> {
+): AsyncGenerator<ListPage> {
 	const pageSize = Math.min(options.pageSize ?? 100, MAX_PAGE_SIZE);
 	let remaining = options.limit ?? Infinity;
 	let startIndex = 1;
@@ -189,20 +196,20 @@ export async function* paginateScim(
 			itemIndex: options.itemIndex,
 			retry: options.retry,
 		})) as { Resources?: IDataObject[]; totalResults?: number };
-		const resources = (page.Resources ?? []).slice(0, remaining);
-		remaining -= resources.length;
-		yield resources;
-		startIndex += resources.length;
-		if (!resources.length || startIndex > (page.totalResults ?? 0)) return;
+		const records = (page.Resources ?? []).slice(0, remaining);
+		remaining -= records.length;
+		yield { records };
+		startIndex += records.length;
+		if (!records.length || startIndex > (page.totalResults ?? 0)) return;
 		if (options.shouldContinue && !options.shouldContinue()) return;
 	}
 }
 
 /** Collects a paginated list into one array. */
-export async function collect(pages: AsyncGenerator<IDataObject[]>): Promise<IDataObject[]> {
-	const records: IDataObject[] = [];
-	for await (const page of pages) {
-		for (const record of page) records.push(record);
+export async function collect(pages: AsyncGenerator<ListPage>): Promise<IDataObject[]> {
+	const all: IDataObject[] = [];
+	for await (const { records } of pages) {
+		for (const record of records) all.push(record);
 	}
-	return records;
+	return all;
 }
