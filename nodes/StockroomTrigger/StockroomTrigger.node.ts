@@ -9,7 +9,7 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 import { DateTime } from 'luxon';
-import { readRetryPolicy, retryOptions } from '../shared/descriptions/common';
+import { alphabetical, readRetryPolicy, retryOptions } from '../shared/descriptions/common';
 import { filterProperties } from '../shared/descriptions/filterUi';
 import { showWhen } from '../shared/descriptions/showFor';
 import { readFilter } from '../shared/filterInput';
@@ -81,7 +81,7 @@ const properties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		options: [
+		options: alphabetical([
 			{
 				displayName: 'Existing Records at First Run',
 				name: 'firstRun',
@@ -127,7 +127,7 @@ const properties: INodeProperties[] = [
 				default: 1000,
 				description: 'Records per request',
 			},
-		],
+		]),
 	},
 ];
 

@@ -1,6 +1,10 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { DEFAULT_RETRY, MAX_PAGE_SIZE, type RetryPolicy } from '../transport';
 
+/** Options of a collection in n8n's order: alphabetical by label. */
+export const alphabetical = (properties: INodeProperties[]): INodeProperties[] =>
+	[...properties].sort((a, b) => a.displayName.localeCompare(b.displayName));
+
 /** Return All / Limit, as in n8n's own nodes. */
 export const returnAllOrLimit: INodeProperties[] = [
 	{

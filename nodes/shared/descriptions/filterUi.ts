@@ -10,6 +10,9 @@ const EMPTY: INodePropertyOptions[] = [
 	{ name: 'Is Not Empty', value: 'notEmpty' },
 ];
 
+const byName = (a: INodePropertyOptions, b: INodePropertyOptions) => a.name.localeCompare(b.name);
+
+/** Operators offered per kind of attribute, sorted by label as n8n's lists are. */
 export const OPERATORS: Record<OperatorGroup, INodePropertyOptions[]> = {
 	text: [
 		{ name: 'Contains', value: 'co' },
@@ -19,12 +22,12 @@ export const OPERATORS: Record<OperatorGroup, INodePropertyOptions[]> = {
 		{ name: 'Is Not Equal To', value: 'ne' },
 		{ name: 'Starts With', value: 'sw' },
 		...EMPTY,
-	],
+	].sort(byName),
 	enum: [
 		{ name: 'Is Equal To', value: 'eq' },
 		{ name: 'Is Not Equal To', value: 'ne' },
 		...EMPTY,
-	],
+	].sort(byName),
 	number: [
 		{ name: 'Is Equal To', value: 'eq' },
 		{ name: 'Is Greater Than', value: 'gt' },
@@ -33,7 +36,7 @@ export const OPERATORS: Record<OperatorGroup, INodePropertyOptions[]> = {
 		{ name: 'Is Less Than or Equal To', value: 'le' },
 		{ name: 'Is Not Equal To', value: 'ne' },
 		...EMPTY,
-	],
+	].sort(byName),
 	date: [
 		{ name: 'Is After', value: 'gt' },
 		{ name: 'Is Before', value: 'lt' },
@@ -42,12 +45,12 @@ export const OPERATORS: Record<OperatorGroup, INodePropertyOptions[]> = {
 		{ name: 'Is On or After', value: 'ge' },
 		{ name: 'Is On or Before', value: 'le' },
 		...EMPTY,
-	],
+	].sort(byName),
 	boolean: [
 		{ name: 'Is False', value: 'isFalse' },
 		{ name: 'Is True', value: 'isTrue' },
 		...EMPTY,
-	],
+	].sort(byName),
 	custom: [
 		{ name: 'Contains', value: 'co' },
 		{ name: 'Does Not Contain', value: 'notCo' },
@@ -60,7 +63,7 @@ export const OPERATORS: Record<OperatorGroup, INodePropertyOptions[]> = {
 		{ name: 'Is Not Equal To', value: 'ne' },
 		{ name: 'Starts With', value: 'sw' },
 		...EMPTY,
-	],
+	].sort(byName),
 };
 
 const DEFAULT_OPERATOR: Record<OperatorGroup, string> = {
@@ -209,7 +212,7 @@ function conditionValues(attributes: FilterableAttribute[], fieldOptions: Partia
 					displayName: 'Value',
 					name: valueParameterName(attribute),
 					type: 'options',
-					options: values.map((value) => ({ name: value, value })),
+					options: values.map((value) => ({ name: value, value })).sort(byName),
 					default: firstValue,
 					displayOptions: showFor([attribute.path]),
 				};
@@ -217,15 +220,18 @@ function conditionValues(attributes: FilterableAttribute[], fieldOptions: Partia
 	] as INodeProperties[]).filter((property) => (property.displayOptions?.show?.field ?? []).length > 0);
 
 	const firstPath = attributes[0].path;
+	// n8n's convention for lists loaded from the service: "<Entity> Name or ID" and this description
+	const field: INodeProperties = fieldOptions.typeOptions?.loadOptionsMethod
+		? {
+				displayName: 'Field Name or ID',
+				name: 'field',
+				type: 'options',
+				default: firstPath,
+				description: 'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+			}
+		: { displayName: 'Field', name: 'field', type: 'options', default: firstPath, description: 'The attribute to compare' };
 	return [
-		{
-			displayName: 'Field',
-			name: 'field',
-			type: 'options',
-			default: firstPath,
-			description: 'The attribute to compare. Choose from the list, or specify an attribute path using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-			...fieldOptions,
-		} as INodeProperties,
+		{ ...field, ...fieldOptions },
 		...operators,
 		...values,
 	];
