@@ -9,6 +9,8 @@ export default tseslint.config(
 		extends: [tseslint.configs.strict],
 		rules: {
 			'@typescript-eslint/no-non-null-assertion': 'off',
+			// `const { dropped: _dropped, ...rest } = record` is how a key is left out
+			'@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
 		},
 	},
 );

@@ -79,11 +79,15 @@ function checkObject(
 			}
 			continue;
 		}
+		if (field.required && value === '') {
+			issues.push({ path: fieldPath, message: `is required and cannot be empty (${describeExpected(field)})` });
+			continue;
+		}
 		checkValue(field, value, fieldPath, options, issues);
 	}
 	if (requireFields) {
 		for (const [key, field] of Object.entries(fields)) {
-			if (field.required && !field.readOnly && (record[key] === undefined || record[key] === '')) {
+			if (field.required && !field.readOnly && record[key] === undefined) {
 				issues.push({ path: join(path, key), message: `is required (${describeExpected(field)})` });
 			}
 		}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# `npm test`: build, lint (n8n's verification scan + strict lint), type-check everything, then
+# the unit, sandbox and integration suites over real HTTP. Ends with `N passed, N failed`.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/node24.sh
+
+step() { echo; echo "── $1"; }
+fail() { echo "$1"; echo "0 passed, 1 failed"; exit 1; }
+
+step 'build' && { npm run -s build >/dev/null || fail 'build failed'; }
+step 'type-check tests, sandbox and tools' && { npx tsc -p tsconfig.dev.json --noEmit || fail 'type errors'; }
+step 'lint' && { npm run -s lint || fail 'lint failed'; }
+step 'tests'
+results="$(mktemp)"
+npx jest --json --outputFile="$results" "$@"
+status=$?
+node -e '
+	const r = require(process.argv[1]);
+	const failed = r.numFailedTests + r.numRuntimeErrorTestSuites;
+	console.log(`\n${r.numPassedTests} passed, ${failed} failed`);
+' "$results" || fail 'no test results'
+rm -f "$results"
+exit $status

@@ -1,0 +1,137 @@
+import axios from 'axios';
+import { parseFaults } from './faults';
+import { createSandbox } from './server';
+import { expectProblem, startHarness, type Harness } from './support/harness';
+
+describe('faults', () => {
+	let h: Harness;
+	beforeAll(async () => {
+		h = await startHarness();
+	});
+	afterEach(() => h.sandbox.setFaults(''));
+	afterAll(() => h.sandbox.close());
+
+	test('429 with Retry-After and a Too Many Requests problem, then normal service', async () => {
+		h.sandbox.failNext(2, '429');
+		for (let i = 0; i < 2; i++) {
+			const response = await h.api.get('/api/assets/v1');
+			expectProblem(response, 429, 'Too Many Requests');
+			expect(response.headers['retry-after']).toBe('1');
+		}
+		expect((await h.api.get('/api/assets/v1')).status).toBe(200);
+	});
+
+	test.each([['500'], ['502'], ['503'], ['504']] as const)(
+		'%s with the server fault body',
+		async (kind) => {
+			h.sandbox.failNext(1, kind);
+			const response = await h.api.get('/api/contracts/v1');
+			expect(response.status).toBe(Number(kind));
+			expect(response.data).toEqual({ type: 'Exception', message: 'An error has occurred' });
+		},
+	);
+
+	test('reset drops the connection without an answer', async () => {
+		h.sandbox.failNext(1, 'reset');
+		await expect(
+			axios.get(`${h.sandbox.url}/api/assets/v1`, {
+				headers: { Authorization: `Bearer ${h.sandbox.token()}` },
+			}),
+		).rejects.toMatchObject({
+			code: expect.stringMatching(/ECONNRESET|ERR_BAD_RESPONSE|ECONNABORTED/),
+		});
+		expect((await h.api.get('/api/assets/v1')).status).toBe(200);
+	});
+
+	test('slow delays, then answers normally', async () => {
+		h.sandbox.failNext(1, 'slow');
+		const started = Date.now();
+		const response = await h.api.get('/api/assets/v1?limit=1');
+		expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+		expect(response.status).toBe(200);
+		expect(response.data.results).toHaveLength(1);
+	});
+
+	test('a forced fault does not apply a write', async () => {
+		const before = h.sandbox.store.assets.size;
+		h.sandbox.failNext(1, '503');
+		const response = await h.api.put('/api/assets/v1', {
+			externalId: 'x',
+			deviceName: 'x',
+			status: 'New',
+			hardwareVendor: 'x',
+			assetType: 'x',
+		});
+		expect(response.status).toBe(503);
+		expect(h.sandbox.store.assets.size).toBe(before);
+	});
+
+	test('the token endpoint is never faulted', async () => {
+		h.sandbox.setFaults('500:1');
+		const token = await h.anonymous.post(
+			'/connect/token',
+			'grant_type=client_credentials&client_id=stockroom-demo&client_secret=stockroom-demo-secret',
+		);
+		expect(token.status).toBe(200);
+		expect((await h.api.get('/api/assets/v1')).status).toBe(500);
+	});
+
+	test('faults apply to SCIM and unknown API routes too', async () => {
+		h.sandbox.failNext(2, '502');
+		expect((await h.api.get('/api/scim/v2/Users')).status).toBe(502);
+		expect((await h.api.get('/api/nothing')).status).toBe(502);
+	});
+
+	test('random rates follow the seed: the same seed gives the same sequence', async () => {
+		const statuses = async (seed: number) => {
+			const sandbox = await createSandbox({ seed, faults: '429:0.3,503:0.2' });
+			const client = axios.create({
+				baseURL: sandbox.url,
+				validateStatus: () => true,
+				headers: { Authorization: `Bearer ${sandbox.token()}` },
+			});
+			const result: number[] = [];
+			for (let i = 0; i < 40; i++) result.push((await client.get('/api/assets/v1?limit=1')).status);
+			await sandbox.close();
+			return result;
+		};
+		const [a, b, c] = [await statuses(11), await statuses(11), await statuses(12)];
+		expect(a).toEqual(b);
+		expect(a).not.toEqual(c);
+		const share = (status: number) => a.filter((value) => value === status).length / a.length;
+		expect(share(429)).toBeGreaterThan(0.1);
+		expect(share(503)).toBeGreaterThan(0.05);
+		expect(share(200)).toBeGreaterThan(0.25);
+	});
+
+	test('setFaults with rate 1 fails every API call; an empty spec stops it', async () => {
+		h.sandbox.setFaults('504:1');
+		expect((await h.api.get('/api/assets/v1')).status).toBe(504);
+		h.sandbox.setFaults('');
+		expect((await h.api.get('/api/assets/v1')).status).toBe(200);
+	});
+
+	test.each([['teapot:0.1'], ['429'], ['429:2'], ['429:-0.1'], ['429:0.6,503:0.6'], ['slow:x']])(
+		'invalid spec %j is refused',
+		(spec) => {
+			expect(() => parseFaults(spec)).toThrow();
+			expect(() => h.sandbox.setFaults(spec)).toThrow();
+		},
+	);
+
+	test('an unknown kind for failNext is refused', () => {
+		expect(() => h.sandbox.failNext(1, 'boom' as never)).toThrow(/unknown fault kind/);
+	});
+
+	test('parseFaults reads every kind', () => {
+		expect(parseFaults('429:0.1,500:0.01,502:0.01,503:0.05,504:0.01,reset:0.02,slow:0.1')).toEqual([
+			['429', 0.1],
+			['500', 0.01],
+			['502', 0.01],
+			['503', 0.05],
+			['504', 0.01],
+			['reset', 0.02],
+			['slow', 0.1],
+		]);
+	});
+});

@@ -1,0 +1,85 @@
+import { problem, serverFault, type Reply } from './problems';
+import { Random } from './random';
+
+export const FAULT_KINDS = ['429', '500', '502', '503', '504', 'reset', 'slow'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export type FaultRates = ReadonlyArray<readonly [FaultKind, number]>;
+
+const isFaultKind = (text: string): text is FaultKind =>
+	(FAULT_KINDS as readonly string[]).includes(text);
+
+/** Parses `429:0.1,503:0.05,reset:0.02,slow:0.1`; throws a message naming what is wrong. */
+export function parseFaults(spec: string): FaultRates {
+	if (spec.trim() === '') return [];
+	const rates = spec.split(',').map((part): [FaultKind, number] => {
+		const [kind, rateText, ...rest] = part.trim().split(':');
+		if (!isFaultKind(kind) || rateText === undefined || rest.length) {
+			throw new Error(
+				`'${part.trim()}' is not kind:rate with a kind among ${FAULT_KINDS.join(', ')}`,
+			);
+		}
+		const rate = Number(rateText);
+		if (rateText.trim() === '' || !Number.isFinite(rate) || rate < 0 || rate > 1) {
+			throw new Error(`the rate in '${part.trim()}' must be a number from 0 to 1`);
+		}
+		return [kind, rate];
+	});
+	const total = rates.reduce((sum, [, rate]) => sum + rate, 0);
+	if (total > 1 + 1e-9) throw new Error(`the fault rates add up to ${total}, more than 1`);
+	return rates;
+}
+
+/** Decides which API calls fail, from a seeded PRNG, after any forced failures. */
+export class FaultInjector {
+	private rates: FaultRates = [];
+	private readonly forced: FaultKind[] = [];
+	private readonly random: Random;
+
+	constructor(seed: number, spec = '') {
+		this.random = new Random(seed ^ 0x5eed);
+		this.set(spec);
+	}
+
+	set(spec: string | FaultRates): void {
+		this.rates = typeof spec === 'string' ? parseFaults(spec) : spec;
+	}
+
+	/** The next `count` API calls fail with `kind`, before any random fault. */
+	failNext(count: number, kind: FaultKind): void {
+		if (!isFaultKind(kind)) {
+			throw new Error(`unknown fault kind '${kind}' (expected ${FAULT_KINDS.join(', ')})`);
+		}
+		for (let i = 0; i < count; i++) this.forced.push(kind);
+	}
+
+	clear(): void {
+		this.rates = [];
+		this.forced.length = 0;
+	}
+
+	/** The fault for the next API call, if any. */
+	next(): FaultKind | undefined {
+		const forced = this.forced.shift();
+		if (forced) return forced;
+		if (this.rates.length === 0) return undefined;
+		let draw = this.random.next();
+		for (const [kind, rate] of this.rates) {
+			if (draw < rate) return kind;
+			draw -= rate;
+		}
+		return undefined;
+	}
+
+	/** How long a `slow` call waits, in milliseconds. */
+	slowDelay(): number {
+		return this.random.int(200, 1000);
+	}
+}
+
+/** The answer to a call that fails with a status fault. */
+export function faultReply(kind: Exclude<FaultKind, 'reset' | 'slow'>): Reply {
+	if (kind !== '429') return serverFault(Number(kind));
+	const detail = 'Rate limit exceeded; retry after 1 second.';
+	return problem(429, { detail }, { 'Retry-After': '1' });
+}

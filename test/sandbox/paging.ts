@@ -1,0 +1,142 @@
+import type { IncomingMessage } from 'node:http';
+import { isCalendarDate, isDateTime } from '../../nodes/shared/schema/values';
+import { badInput, JSON_TYPE, type Reply } from './problems';
+import { isRecordId, type RecordTable, type StoredRecord } from './store';
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
+
+type Predicate = (record: StoredRecord) => boolean;
+
+/** Paging and time-window parameters of a list call (service-behaviour.md §2). */
+export interface ListWindow {
+	limit: number;
+	/** Id of the last record of the previous page. */
+	after?: string;
+	/** Inclusive bounds on `lastModifiedDtm`, as ISO strings with milliseconds. */
+	since?: string;
+	until?: string;
+}
+
+export const encodeCursor = (id: string): string => Buffer.from(id, 'latin1').toString('base64url');
+
+function decodeCursor(text: string): string | undefined {
+	const id = /^[A-Za-z0-9_-]+$/.test(text) ? Buffer.from(text, 'base64url').toString('latin1') : '';
+	return isRecordId(id) ? id : undefined;
+}
+
+function parseBound(query: URLSearchParams, name: 'since' | 'until'): string | undefined {
+	const text = query.get(name);
+	if (text === null || text === '') return undefined;
+	if (!isDateTime(text) && !isCalendarDate(text)) {
+		throw badInput(name, `expected an ISO 8601 date-time like 2024-05-01T10:30:00Z, got "${text}"`);
+	}
+	return new Date(isCalendarDate(text) ? `${text}T00:00:00Z` : text).toISOString();
+}
+
+/** Reads `limit`, `after`, `since` and `until`; throws a 400 naming a bad one. */
+export function parseWindow(query: URLSearchParams): ListWindow {
+	const limitText = query.get('limit');
+	let limit = DEFAULT_LIMIT;
+	if (limitText !== null) {
+		if (!/^\s*\d+\s*$/.test(limitText) || Number(limitText) < 1) {
+			throw badInput('limit', `expected a whole number from 1 to ${MAX_LIMIT}, got "${limitText}"`);
+		}
+		limit = Math.min(Number(limitText), MAX_LIMIT);
+	}
+	const afterText = query.get('after');
+	const after = afterText === null || afterText === '' ? undefined : decodeCursor(afterText);
+	if (afterText && after === undefined) {
+		throw badInput(
+			'after',
+			'is not a cursor this service issued; use the next link of the previous page',
+		);
+	}
+	return { limit, after, since: parseBound(query, 'since'), until: parseBound(query, 'until') };
+}
+
+/** Keeps records modified within the window's inclusive bounds. */
+export function withinWindow(window: ListWindow): Predicate | undefined {
+	const { since, until } = window;
+	if (since === undefined && until === undefined) return undefined;
+	return (record) => {
+		const modified = record.lastModifiedDtm;
+		if (typeof modified !== 'string') return false;
+		return (since === undefined || modified >= since) && (until === undefined || modified <= until);
+	};
+}
+
+/** Lower-cased search text per record; stored records are never mutated, so it stays valid. */
+const searchTexts = new WeakMap<StoredRecord, string>();
+
+/** Case-insensitive free text (`q`) over the strings `texts` picks from a record. */
+export function freeText(
+	q: string | null,
+	texts: (record: StoredRecord) => unknown[],
+): Predicate | undefined {
+	if (q === null || q.trim() === '') return undefined;
+	const wanted = q.trim().toLowerCase();
+	return (record) => {
+		let haystack = searchTexts.get(record);
+		if (haystack === undefined) {
+			haystack = texts(record)
+				.filter((text) => typeof text === 'string')
+				.join('\n')
+				.toLowerCase();
+			searchTexts.set(record, haystack);
+		}
+		return haystack.includes(wanted);
+	};
+}
+
+/** One page of records in id order from the cursor; stops once it knows the page is full. */
+export function pageOf(
+	table: RecordTable,
+	window: ListWindow,
+	predicates: ReadonlyArray<Predicate | undefined>,
+): { results: StoredRecord[]; lastId?: string } {
+	const tests = predicates.filter((test): test is Predicate => test !== undefined);
+	const records = table.all();
+	const results: StoredRecord[] = [];
+	for (
+		let i = window.after === undefined ? 0 : table.indexAfter(window.after);
+		i < records.length;
+		i++
+	) {
+		const record = records[i];
+		if (!tests.every((test) => test(record))) continue;
+		// one match beyond the page means there is a next page (never an empty last page)
+		if (results.length === window.limit) return { results, lastId: results[results.length - 1].id };
+		results.push(record);
+	}
+	return { results };
+}
+
+/** The absolute URL of the next page: the request's own URL with `after` set. */
+export function nextUrl(req: IncomingMessage, url: URL, lastId: string): string {
+	const forwarded = req.headers['x-forwarded-proto'];
+	const proto =
+		(Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0].trim() || 'http';
+	const host = req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`;
+	const query = new URLSearchParams(url.search);
+	query.set('after', encodeCursor(lastId));
+	return `${proto}://${host}${url.pathname}?${query}`;
+}
+
+/** `{results, next}` with the `Link` header; no `next` on the last page. */
+export function listReply(
+	req: IncomingMessage,
+	url: URL,
+	page: { results: StoredRecord[]; lastId?: string },
+): Reply {
+	if (page.lastId === undefined) {
+		return { status: 200, body: { results: page.results }, contentType: JSON_TYPE };
+	}
+	const next = nextUrl(req, url, page.lastId);
+	return {
+		status: 200,
+		body: { results: page.results, next },
+		contentType: JSON_TYPE,
+		headers: { Link: `<${next}>; rel="next"` },
+	};
+}

@@ -1,0 +1,235 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ALL_SCOPES, Authority, type ClientApp } from './auth';
+import { readBody } from './body';
+import { Clock } from './clock';
+import { FaultInjector, faultReply, type FaultKind } from './faults';
+import { DataFile, loadDataFile } from './persistence';
+import { Answer, JSON_TYPE, problem, scimError, serverFault, type Reply } from './problems';
+import { Random } from './random';
+import { Router, type Match } from './router';
+import { assetRoutes } from './routes/assets';
+import { contractRoutes } from './routes/contracts';
+import { userRoutes } from './routes/users';
+import { seedContents } from './seed';
+import { Store } from './store';
+
+export const DEFAULT_CLIENT_ID = 'stockroom-demo';
+export const DEFAULT_CLIENT_SECRET = 'stockroom-demo-secret';
+
+export interface SandboxOptions {
+	/** Default 0: a free port. */
+	port?: number;
+	/** Default 127.0.0.1. */
+	host?: string;
+	/** The client registered with every scope. */
+	clientId?: string;
+	clientSecret?: string;
+	/** More client apps, e.g. one with fewer scopes. */
+	clients?: readonly ClientApp[];
+	/** Assets to seed (about a fifth as many contracts); default: the demo set. */
+	records?: number;
+	/** Makes data and faults repeatable; default 1. */
+	seed?: number;
+	/** Token lifetime in seconds; default 3600. */
+	tokenTtl?: number;
+	/** Random faults, e.g. `429:0.1,503:0.05,reset:0.02,slow:0.1`. */
+	faults?: string;
+	/** Keep state in this file (loaded at start, written within a second of each change). */
+	dataFile?: string;
+	/** The clock for record timestamps (tokens always expire in real time). */
+	now?: () => Date;
+	/** Where internal errors are reported; default: nowhere. */
+	log?: (message: string) => void;
+}
+
+export interface SandboxStats {
+	/** Requests per route, keyed like `GET /api/assets/v1/{id}`. */
+	requests: Record<string, number>;
+	totalRequests: number;
+	/** Response body bytes sent. */
+	bytesSent: number;
+}
+
+export interface Sandbox {
+	/** Base URL, e.g. `http://127.0.0.1:41234`. */
+	readonly url: string;
+	readonly port: number;
+	/** The client registered with every scope. */
+	readonly client: ClientApp;
+	/** The data, changeable without HTTP (records with chosen timestamps, users). */
+	readonly store: Store;
+	/** An access token, as the token endpoint would issue it (default client, all its scopes). */
+	token(scopes?: readonly string[], clientId?: string): string;
+	stats(): SandboxStats;
+	resetStats(): void;
+	/** Replaces the random fault rates; '' turns them off. */
+	setFaults(spec: string): void;
+	/** The next `count` API calls fail with `kind` (before any random fault). */
+	failNext(count: number, kind: FaultKind): void;
+	setClock(now: () => Date): void;
+	/** Back to the seeded data, no faults, zero stats. */
+	reset(): void;
+	/** Stops listening, drops connections, writes the data file. */
+	close(): Promise<void>;
+}
+
+const isApiPath = (path: string): boolean => path.toLowerCase().startsWith('/api/');
+
+/** Starts a sandbox in this process. */
+export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+	const seed = options.seed ?? 1;
+	const log = options.log ?? (() => undefined);
+	const clock = new Clock(options.now);
+	const store = new Store(clock, new Random(seed + 1));
+	const client: ClientApp = {
+		id: options.clientId ?? DEFAULT_CLIENT_ID,
+		secret: options.clientSecret ?? DEFAULT_CLIENT_SECRET,
+		scopes: ALL_SCOPES,
+	};
+	// tokens live in real time, so a test that moves the record clock keeps its token
+	const authority = new Authority(
+		[client, ...(options.clients ?? [])],
+		options.tokenTtl ?? 3600,
+		Date.now,
+	);
+	const faults = new FaultInjector(seed, options.faults);
+	const router = new Router([
+		...assetRoutes({ store, clock }),
+		...contractRoutes({ store, clock }),
+		...userRoutes({ store, clock }),
+		{
+			method: 'POST',
+			path: '/connect/token',
+			handle: async ({ req }) => authority.tokenRequest(req, await readBody(req)),
+		},
+	]);
+	const seeded = () => seedContents(seed, options.records);
+	const dataFile =
+		options.dataFile === undefined ? undefined : new DataFile(options.dataFile, store, log);
+	if (!options.dataFile || !loadDataFile(options.dataFile, store)) store.load(seeded());
+	if (dataFile) {
+		store.onChange = () => dataFile.changed();
+		dataFile.changed();
+		await dataFile.flush();
+	}
+
+	let stats: SandboxStats = { requests: {}, totalRequests: 0, bytesSent: 0 };
+	const pendingDelays = new Set<NodeJS.Timeout>();
+	const delay = (ms: number) =>
+		new Promise<void>((resolve) => {
+			const timer = setTimeout(() => {
+				pendingDelays.delete(timer);
+				resolve();
+			}, ms);
+			pendingDelays.add(timer);
+		});
+
+	function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
+		if (res.headersSent || res.destroyed) return;
+		const body = reply.body === undefined ? undefined : JSON.stringify(reply.body);
+		const headers: Record<string, string | number> = { ...reply.headers };
+		if (body !== undefined) {
+			headers['Content-Type'] = reply.contentType ?? JSON_TYPE;
+			headers['Content-Length'] = Buffer.byteLength(body);
+			if (req.method !== 'HEAD') stats.bytesSent += Buffer.byteLength(body);
+		}
+		res.writeHead(reply.status, headers);
+		res.end(body);
+	}
+
+	async function answer(req: IncomingMessage, url: URL, match: Match): Promise<Reply | undefined> {
+		const scim = url.pathname.toLowerCase().startsWith('/api/scim/');
+		if (isApiPath(url.pathname)) {
+			const fault = faults.next();
+			if (fault === 'reset') {
+				req.socket.destroy();
+				return undefined;
+			}
+			if (fault === 'slow') await delay(faults.slowDelay());
+			else if (fault) return faultReply(fault);
+		}
+		if (match.kind === 'none') {
+			const detail = `There is no ${req.method} ${url.pathname} in this service.`;
+			return scim ? scimError(404, detail) : problem(404, { detail });
+		}
+		if (match.kind === 'wrongMethod') {
+			const allow = match.allowed.join(', ');
+			const detail = `${url.pathname} does not support ${req.method}; it supports ${allow}.`;
+			return scim
+				? scimError(405, detail, undefined, { Allow: allow })
+				: problem(405, { detail }, { Allow: allow });
+		}
+		const { route, params } = match;
+		if (route.scope === undefined) return route.handle({ req, url, params });
+		const grant = authority.authorize(req, route.scope, route.scim === true);
+		return route.handle({ req, url, params, grant });
+	}
+
+	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+		const url = parseUrl(req.url);
+		const match = router.match(req.method ?? 'GET', url.pathname);
+		stats.requests[match.name] = (stats.requests[match.name] ?? 0) + 1;
+		stats.totalRequests++;
+		try {
+			const reply = await answer(req, url, match);
+			if (reply) send(req, res, reply);
+		} catch (error) {
+			if (error instanceof Answer) return send(req, res, error.reply);
+			if (req.destroyed && !req.complete) return; // the client went away mid-body
+			log(`internal error on ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`);
+			send(req, res, serverFault());
+		}
+	}
+
+	const server = createServer((req, res) => void handle(req, res));
+	await new Promise<void>((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+			server.off('error', reject);
+			resolve();
+		});
+	});
+	const { address, port } = server.address() as AddressInfo;
+
+	return {
+		url: `http://${address.includes(':') ? `[${address}]` : address}:${port}`,
+		port,
+		client,
+		store,
+		token: (scopes, clientId = client.id) => {
+			const app = authority.findClient(clientId);
+			if (!app) throw new Error(`no client app '${clientId}'`);
+			return authority.issue(app, scopes);
+		},
+		stats: () => structuredClone(stats),
+		resetStats: () => {
+			stats = { requests: {}, totalRequests: 0, bytesSent: 0 };
+		},
+		setFaults: (spec) => faults.set(spec),
+		failNext: (count, kind) => faults.failNext(count, kind),
+		setClock: (now) => clock.set(now),
+		reset: () => {
+			store.load(seeded());
+			faults.clear();
+			stats = { requests: {}, totalRequests: 0, bytesSent: 0 };
+		},
+		close: async () => {
+			const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+			server.closeAllConnections();
+			for (const timer of pendingDelays) clearTimeout(timer);
+			pendingDelays.clear();
+			await closed;
+			await dataFile?.close();
+		},
+	};
+}
+
+/** The request target as a URL; origin-form paths only (anything else reads as `/`). */
+function parseUrl(target: string | undefined): URL {
+	try {
+		return new URL(target?.startsWith('/') ? `http://sandbox${target}` : '/', 'http://sandbox');
+	} catch {
+		return new URL('http://sandbox/');
+	}
+}
