@@ -35,7 +35,10 @@ export class StockroomOAuth2Api implements ICredentialType {
 			displayName: 'Access Token URL',
 			name: 'accessTokenUrl',
 			type: 'hidden',
-			default: '={{ $self.baseUrl.trim().replace(/\\/+$/, "") + "/connect/token" }}',
+			// Only https, or plain http on a loopback host (the sandbox). n8n shows an expression's error
+			// message only when the error is named ExpressionError.
+			default:
+				'={{ /^(https:\\/\\/|http:\\/\\/(localhost|127\\.0\\.0\\.1|\\[::1\\])(:\\d+)?(\\/|$))/i.test($self.baseUrl.trim()) ? $self.baseUrl.trim().replace(/\\/+$/, "") + "/connect/token" : (() => { const e = new Error("Base URL must start with https:// (plain http:// only for localhost, 127.0.0.1 or [::1]), got \\"" + $self.baseUrl + "\\""); e.name = "ExpressionError"; throw e; })() }}',
 		},
 		{
 			displayName: 'Scopes',
@@ -73,5 +76,21 @@ export class StockroomOAuth2Api implements ICredentialType {
 			url: '/api/scim/v2/Users',
 			qs: { count: 1 },
 		},
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 403,
+					message: 'A token was issued, but it lacks the Users.Read scope the test call needs: grant it to the client app and select it in Scopes',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message: 'A token was issued, but the service was not found at this Base URL: check its path',
+				},
+			},
+		],
 	};
 }

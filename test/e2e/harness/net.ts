@@ -1,0 +1,35 @@
+import { createServer } from 'node:net';
+
+/** A port that was free a moment ago (the OS picks it). */
+export async function freePort(): Promise<number> {
+	return await new Promise((resolve, reject) => {
+		const server = createServer();
+		server.unref();
+		server.on('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const address = server.address();
+			server.close(() => {
+				if (address && typeof address === 'object') resolve(address.port);
+				else reject(new Error('no port'));
+			});
+		});
+	});
+}
+
+/** Whether something already listens on the port. */
+export async function isPortTaken(port: number, host = '127.0.0.1'): Promise<boolean> {
+	return await new Promise((resolve) => {
+		const server = createServer();
+		server.once('error', () => resolve(true));
+		server.listen(port, host, () => server.close(() => resolve(false)));
+	});
+}
+
+export async function delay(ms: number): Promise<void> {
+	await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Resolves after `ms` without keeping the process alive: for racing against a timeout. */
+export async function deadline(ms: number): Promise<void> {
+	await new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
