@@ -4,6 +4,12 @@ import { Answer, badInput, problem } from './problems';
 /** Request bodies larger than this are refused with 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/** Bodies already read, so the request journal can show them. */
+const bodies = new WeakMap<IncomingMessage, string>();
+
+/** The body of a request, if a route read it. */
+export const bodyOf = (req: IncomingMessage): string | undefined => bodies.get(req);
+
 /**
  * Reads the whole body. An oversized body is still drained, so the client sees the 413 instead
  * of a reset connection.
@@ -22,7 +28,9 @@ export async function readBody(req: IncomingMessage): Promise<string> {
 			}),
 		);
 	}
-	return Buffer.concat(chunks).toString('utf8');
+	const text = Buffer.concat(chunks).toString('utf8');
+	bodies.set(req, text);
+	return text;
 }
 
 const JSON_MEDIA = /^application\/(?:[\w.-]+\+)?json$/;

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ALL_SCOPES, Authority, type ClientApp } from './auth';
-import { readBody } from './body';
+import { bodyOf, readBody } from './body';
 import { Clock } from './clock';
 import { FaultInjector, faultReply, type FaultKind } from './faults';
 import { DataFile, loadDataFile } from './persistence';
@@ -51,6 +51,17 @@ export interface SandboxStats {
 	bytesSent: number;
 }
 
+/** One request as the sandbox received it (the journal keeps the last 1,000). */
+export interface JournalEntry {
+	method: string;
+	path: string;
+	/** Query parameters, decoded; a repeated name keeps its last value. */
+	query: Record<string, string>;
+	/** The body as sent (JSON parsed when it is JSON), when the route read one. */
+	body?: unknown;
+	status?: number;
+}
+
 export interface Sandbox {
 	/** Base URL, e.g. `http://127.0.0.1:41234`. */
 	readonly url: string;
@@ -63,6 +74,8 @@ export interface Sandbox {
 	token(scopes?: readonly string[], clientId?: string): string;
 	stats(): SandboxStats;
 	resetStats(): void;
+	/** The API and token requests received since the last `resetStats()`, oldest first. */
+	journal(): JournalEntry[];
 	/** Replaces the random fault rates; '' turns them off. */
 	setFaults(spec: string): void;
 	/** The next `count` API calls fail with `kind` (before any random fault). */
@@ -115,6 +128,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 	}
 
 	let stats: SandboxStats = { requests: {}, totalRequests: 0, bytesSent: 0 };
+	let journal: JournalEntry[] = [];
+	const JOURNAL_SIZE = 1000;
 	const pendingDelays = new Set<NodeJS.Timeout>();
 	const delay = (ms: number) =>
 		new Promise<void>((resolve) => {
@@ -136,6 +151,28 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		}
 		res.writeHead(reply.status, headers);
 		res.end(body);
+		const entry = entries.get(req);
+		if (entry) entry.status = reply.status;
+	}
+
+	const entries = new WeakMap<IncomingMessage, JournalEntry>();
+	function remember(req: IncomingMessage, url: URL): JournalEntry {
+		const entry: JournalEntry = { method: req.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams) };
+		entries.set(req, entry);
+		journal.push(entry);
+		if (journal.length > JOURNAL_SIZE) journal = journal.slice(-JOURNAL_SIZE);
+		return entry;
+	}
+
+	function withBody(req: IncomingMessage, entry: JournalEntry): void {
+		// the journal is for assertions about requests; it never keeps a client secret
+		const text = bodyOf(req)?.replace(/(client_secret=)[^&]*/g, '$1[redacted]');
+		if (text === undefined || text === '') return;
+		try {
+			entry.body = JSON.parse(text);
+		} catch {
+			entry.body = text;
+		}
 	}
 
 	async function answer(req: IncomingMessage, url: URL, match: Match): Promise<Reply | undefined> {
@@ -171,10 +208,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		const match = router.match(req.method ?? 'GET', url.pathname);
 		stats.requests[match.name] = (stats.requests[match.name] ?? 0) + 1;
 		stats.totalRequests++;
+		const entry = remember(req, url);
 		try {
 			const reply = await answer(req, url, match);
+			withBody(req, entry);
 			if (reply) send(req, res, reply);
 		} catch (error) {
+			withBody(req, entry);
 			if (error instanceof Answer) return send(req, res, error.reply);
 			if (req.destroyed && !req.complete) return; // the client went away mid-body
 			log(`internal error on ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`);
@@ -205,7 +245,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		stats: () => structuredClone(stats),
 		resetStats: () => {
 			stats = { requests: {}, totalRequests: 0, bytesSent: 0 };
+			journal = [];
 		},
+		journal: () => structuredClone(journal),
 		setFaults: (spec) => faults.set(spec),
 		failNext: (count, kind) => faults.failNext(count, kind),
 		setClock: (now) => clock.set(now),
@@ -213,6 +255,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 			store.load(seeded());
 			faults.clear();
 			stats = { requests: {}, totalRequests: 0, bytesSent: 0 };
+			journal = [];
 		},
 		close: async () => {
 			const closed = new Promise<void>((resolve) => server.close(() => resolve()));
