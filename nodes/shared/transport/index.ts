@@ -49,13 +49,13 @@ export function normalizeBaseUrl(value: unknown): string {
 export async function getBaseUrl(this: RequestContext): Promise<string> {
 	let pending = baseUrls.get(this);
 	if (!pending) {
-		pending = this.getCredentials(CREDENTIAL_TYPE).then((credentials) => normalizeBaseUrl(credentials.baseUrl));
+		pending = this.getCredentials(CREDENTIAL_TYPE).then((credentials) => credentials.baseUrl as string);
 		baseUrls.set(this, pending);
 	}
+	const configured = await pending;
 	try {
-		return await pending;
+		return normalizeBaseUrl(configured);
 	} catch (error) {
-		baseUrls.delete(this);
 		throw new NodeOperationError(this.getNode(), `Credential problem: ${(error as Error).message}`, {
 			description: 'Open the Stockroom credential and correct its Base URL.',
 		});
