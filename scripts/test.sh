@@ -16,7 +16,7 @@ results="$(mktemp)"
 npx jest --json --outputFile="$results" "$@"
 status=$?
 node -e '
-	const r = require(process.argv[1]);
+	const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
 	const failed = r.numFailedTests + r.numRuntimeErrorTestSuites;
 	console.log(`\n${r.numPassedTests} passed, ${failed} failed`);
 ' "$results" || fail 'no test results'

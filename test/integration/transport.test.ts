@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { StockroomAsset } from '../../nodes/StockroomAsset/StockroomAsset.node';
 import { normalizeBaseUrl, onBaseOrigin } from '../../nodes/shared/transport';
 import { createSandbox, type Sandbox } from '../sandbox/server';
-import { CredentialStore, runNode, sandboxCredential } from '../helpers/n8n';
+import { runNode, sandboxCredential } from '../helpers/n8n';
 
 const node = new StockroomAsset();
 const listAll = { operation: 'getAll', returnAll: true } as const;
