@@ -41,3 +41,11 @@ export function readInputRecord(
 	}
 	return { record, unknownFields: ignoreUnknown ? 'ignore' : 'error' };
 }
+
+/** The record filled in field by field: the required fields, then the Additional Fields. */
+export function readFormFields(this: IExecuteFunctions, i: number, schema: ResourceSchema, required: INodeProperties[]): IDataObject {
+	const fields: IDataObject = {};
+	for (const property of required) fields[property.name] = this.getNodeParameter(property.name, i) as IDataObject[string];
+	Object.assign(fields, this.getNodeParameter('additionalFields', i, {}) as IDataObject);
+	return normalizeRecord(schema.fields, fields, this.getTimezone());
+}

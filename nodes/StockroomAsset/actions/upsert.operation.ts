@@ -2,19 +2,20 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { readRetryPolicy, retryOptions } from '../../shared/descriptions/common';
 import { optionalFieldProperties, requiredFieldProperties } from '../../shared/descriptions/recordFields';
 import { showFor, showWhen } from '../../shared/descriptions/showFor';
-import { normalizeRecord } from '../../shared/records';
 import { ASSETS_PATH } from '../../shared/resources';
 import { InvalidItemError, type ExecutionCache } from '../../shared/runItems';
 import { assetSchema } from '../../shared/schema/asset';
 import { validateRecord } from '../../shared/schema/validate';
 import { apiRequest, type RetryPolicy } from '../../shared/transport';
 import { customFieldDefinitions, customFieldsProperty, readCustomFields } from '../customFields';
-import { inputModeProperty, readInputRecord } from '../../shared/inputRecord';
+import { inputModeProperty, readFormFields, readInputRecord } from '../../shared/inputRecord';
+
+const requiredFields = requiredFieldProperties(assetSchema);
 
 const properties: INodeProperties[] = [
 	inputModeProperty('asset'),
 	...showWhen({ inputMode: ['fields'] }, [
-		...requiredFieldProperties(assetSchema),
+		...requiredFields,
 		{
 			displayName: 'Additional Fields',
 			name: 'additionalFields',
@@ -57,14 +58,11 @@ export const concurrency = 8;
 
 export async function prepare(this: IExecuteFunctions, i: number, cache: ExecutionCache): Promise<Prepared> {
 	const options = this.getNodeParameter('options', i, {}) as IDataObject;
-	const timezone = this.getTimezone();
 	const { record, unknownFields } = readInputRecord.call(this, i, assetSchema, () => {
-		const fields: IDataObject = {};
-		for (const property of requiredFieldProperties(assetSchema)) fields[property.name] = this.getNodeParameter(property.name, i);
-		Object.assign(fields, this.getNodeParameter('additionalFields', i, {}) as IDataObject);
+		const fields = readFormFields.call(this, i, assetSchema, requiredFields);
 		const custom = readCustomFields(this.getNodeParameter('customFieldsUi', i, {}));
 		if (custom) fields.customFieldValues = custom;
-		return normalizeRecord(assetSchema.fields, fields, timezone);
+		return fields;
 	});
 	const usesCustomFields = record.customFieldValues !== undefined || record.customFields !== undefined;
 	const issues = validateRecord(assetSchema, record, {

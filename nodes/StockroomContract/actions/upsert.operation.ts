@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { readRetryPolicy, retryOptions } from '../../shared/descriptions/common';
 import { listProperty, optionalFieldProperties, requiredFieldProperties } from '../../shared/descriptions/recordFields';
 import { showFor, showWhen } from '../../shared/descriptions/showFor';
-import { inputModeProperty, readInputRecord } from '../../shared/inputRecord';
-import { normalizeRecord, readListElements } from '../../shared/records';
+import { inputModeProperty, readFormFields, readInputRecord } from '../../shared/inputRecord';
+import { readListElements } from '../../shared/records';
 import { CONTRACTS_PATH } from '../../shared/resources';
 import { InvalidItemError } from '../../shared/runItems';
 import { contractSchema } from '../../shared/schema/contract';
@@ -14,10 +14,12 @@ import { apiRequest, type RetryPolicy } from '../../shared/transport';
 const lineItems = contractSchema.fields.lineItems as ListField;
 const documents = contractSchema.fields.documents as ListField;
 
+const requiredFields = requiredFieldProperties(contractSchema);
+
 const properties: INodeProperties[] = [
 	inputModeProperty('contract'),
 	...showWhen({ inputMode: ['fields'] }, [
-		...requiredFieldProperties(contractSchema),
+		...requiredFields,
 		{
 			displayName: 'Additional Fields',
 			name: 'additionalFields',
@@ -93,10 +95,7 @@ export async function prepare(this: IExecuteFunctions, i: number): Promise<Prepa
 	const options = this.getNodeParameter('options', i, {}) as IDataObject;
 	const timezone = this.getTimezone();
 	const { record, unknownFields } = readInputRecord.call(this, i, contractSchema, () => {
-		const fields: IDataObject = {};
-		for (const property of requiredFieldProperties(contractSchema)) fields[property.name] = this.getNodeParameter(property.name, i);
-		Object.assign(fields, this.getNodeParameter('additionalFields', i, {}) as IDataObject);
-		const record = normalizeRecord(contractSchema.fields, fields, timezone);
+		const record = readFormFields.call(this, i, contractSchema, requiredFields);
 		const items = readList(this.getNodeParameter('lineItemsUi', i, {}), lineItems, options.clearLineItems === true, timezone);
 		const docs = readList(this.getNodeParameter('documentsUi', i, {}), documents, options.clearDocuments === true, timezone);
 		if (items) record.lineItems = items;
