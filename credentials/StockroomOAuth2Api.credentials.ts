@@ -10,7 +10,10 @@ export class StockroomOAuth2Api implements ICredentialType {
 
 	displayName = 'Stockroom OAuth2 API';
 
-	icon = { light: 'file:../icons/stockroom.svg', dark: 'file:../icons/stockroom.dark.svg' } as const;
+	icon = {
+		light: 'file:../icons/stockroom.svg',
+		dark: 'file:../icons/stockroom.dark.svg',
+	} as const;
 
 	documentationUrl = 'https://github.com/stockroom-n8n/n8n-nodes-stockroom#credentials';
 
@@ -81,14 +84,16 @@ export class StockroomOAuth2Api implements ICredentialType {
 				type: 'responseCode',
 				properties: {
 					value: 403,
-					message: 'A token was issued, but it lacks the Users.Read scope the test call needs: grant it to the client app and select it in Scopes',
+					message:
+						'A token was issued, but it lacks the Users.Read scope the test call needs: grant it to the client app and select it in Scopes',
 				},
 			},
 			{
 				type: 'responseCode',
 				properties: {
 					value: 404,
-					message: 'A token was issued, but the service was not found at this Base URL: check its path',
+					message:
+						'A token was issued, but the service was not found at this Base URL: check its path',
 				},
 			},
 		],

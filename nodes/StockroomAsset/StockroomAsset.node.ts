@@ -11,8 +11,10 @@ export class StockroomAsset implements INodeType {
 		icon: { light: 'file:../../icons/stockroom.svg', dark: 'file:../../icons/stockroom.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{ { upsert: "Create or Update", delete: "Delete", get: "Get", getAll: "Get Many", update: "Update" }[$parameter["operation"]] }}',
-		description: 'Read and write hardware assets: list with filters, get, create or update, update and delete',
+		subtitle:
+			'={{ { upsert: "Create or Update", delete: "Delete", get: "Get", getAll: "Get Many", update: "Update" }[$parameter["operation"]] }}',
+		description:
+			'Read and write hardware assets: list with filters, get, create or update, update and delete',
 		defaults: { name: 'Stockroom Asset' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

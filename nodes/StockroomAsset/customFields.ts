@@ -25,7 +25,8 @@ export const customFieldsProperty: INodeProperties = {
 					type: 'options',
 					typeOptions: { loadOptionsMethod: 'getAssetCustomFields' },
 					default: '',
-					description: 'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+					description:
+						'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
 				},
 				{
 					displayName: 'Type',
@@ -42,9 +43,27 @@ export const customFieldsProperty: INodeProperties = {
 					default: 'text',
 					description: "The custom field's type, as shown next to its name",
 				},
-				{ displayName: 'Value', name: 'textValue', type: 'string', default: '', displayOptions: { show: { type: ['text'] } } },
-				{ displayName: 'Value', name: 'numberValue', type: 'number', default: 0, displayOptions: { show: { type: ['number'] } } },
-				{ displayName: 'Value', name: 'dateValue', type: 'dateTime', default: '', displayOptions: { show: { type: ['date'] } } },
+				{
+					displayName: 'Value',
+					name: 'textValue',
+					type: 'string',
+					default: '',
+					displayOptions: { show: { type: ['text'] } },
+				},
+				{
+					displayName: 'Value',
+					name: 'numberValue',
+					type: 'number',
+					default: 0,
+					displayOptions: { show: { type: ['number'] } },
+				},
+				{
+					displayName: 'Value',
+					name: 'dateValue',
+					type: 'dateTime',
+					default: '',
+					displayOptions: { show: { type: ['date'] } },
+				},
 				{
 					displayName: 'Value',
 					name: 'optionValue',
@@ -101,11 +120,21 @@ function wrap(row: IDataObject): IDataObject {
 		case 'date':
 			return { textValue: toServiceDate(row.dateValue) as string };
 		case 'options':
-			return { optionValue: String(row.optionValue ?? '').split(',').map((label) => label.trim()).filter(Boolean) };
+			return {
+				optionValue: String(row.optionValue ?? '')
+					.split(',')
+					.map((label) => label.trim())
+					.filter(Boolean),
+			};
 		case 'money':
 			return { currencyValue: { value: row.amount as number, currency: row.currency as string } };
 		case 'link':
-			return { linkValue: { href: row.href as string, ...(row.linkDescription ? { description: row.linkDescription as string } : {}) } };
+			return {
+				linkValue: {
+					href: row.href as string,
+					...(row.linkDescription ? { description: row.linkDescription as string } : {}),
+				},
+			};
 		default:
 			return { textValue: String(row.textValue ?? '') };
 	}
@@ -126,12 +155,17 @@ export async function customFieldDefinitions(
 	cache: ExecutionCache,
 	itemIndex: number,
 ): Promise<CustomFieldDefinition[]> {
-	if (!cache.has('customFields')) cache.set('customFields', fetchCustomFieldDefinitions.call(context, itemIndex));
+	if (!cache.has('customFields'))
+		cache.set('customFields', fetchCustomFieldDefinitions.call(context, itemIndex));
 	return (await cache.get('customFields')) as CustomFieldDefinition[];
 }
 
 /** Custom field types by lower-case lookup key and name, for typing filter values. */
-export function customFieldTypes(context: IExecuteFunctions, cache: ExecutionCache, itemIndex: number) {
+export function customFieldTypes(
+	context: IExecuteFunctions,
+	cache: ExecutionCache,
+	itemIndex: number,
+) {
 	return async () => {
 		const types = new Map<string, CustomFieldType>();
 		for (const definition of await customFieldDefinitions(context, cache, itemIndex)) {

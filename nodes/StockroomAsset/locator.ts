@@ -18,14 +18,26 @@ export const assetLocator: INodeProperties = {
 			displayName: 'From List',
 			name: 'list',
 			type: 'list',
-			typeOptions: { searchListMethod: 'searchAssets', searchable: true, searchFilterRequired: false },
+			typeOptions: {
+				searchListMethod: 'searchAssets',
+				searchable: true,
+				searchFilterRequired: false,
+			},
 		},
 		{
 			displayName: 'By ID',
 			name: 'id',
 			type: 'string',
 			placeholder: '65f1c0ffee0123456789abcd',
-			validation: [{ type: 'regex', properties: { regex: ASSET_ID_PATTERN, errorMessage: 'An asset ID is 24 hexadecimal characters' } }],
+			validation: [
+				{
+					type: 'regex',
+					properties: {
+						regex: ASSET_ID_PATTERN,
+						errorMessage: 'An asset ID is 24 hexadecimal characters',
+					},
+				},
+			],
 		},
 		{
 			displayName: 'By External ID',
@@ -46,16 +58,24 @@ export async function resolveAssetId(
 	const value = String(locator.value ?? '').trim();
 	if (!value) throw new Error('Asset: choose an asset or enter its ID');
 	if (locator.mode !== 'externalId') {
-		if (!new RegExp(ASSET_ID_PATTERN).test(value)) throw new Error(`Asset: "${value}" is not an asset ID (24 hexadecimal characters)`);
+		if (!new RegExp(ASSET_ID_PATTERN).test(value))
+			throw new Error(`Asset: "${value}" is not an asset ID (24 hexadecimal characters)`);
 		return { id: value.toLowerCase(), label: `asset ${value}` };
 	}
-	const filter = printFilter(buildFilter({ match: 'all', conditions: [{ field: 'externalId', operator: 'eq', value }] }, assetSchema)!);
+	const filter = printFilter(
+		buildFilter(
+			{ match: 'all', conditions: [{ field: 'externalId', operator: 'eq', value }] },
+			assetSchema,
+		)!,
+	);
 	const page = (await apiRequest.call(this, 'GET', ASSETS_PATH, {
 		qs: { filter, limit: 2 },
 		operation: `find the asset with External ID "${value}"`,
 		itemIndex,
 		retry,
 	})) as { results?: IDataObject[] };
-	const match = (page.results ?? []).find((record) => String(record.externalId).toLowerCase() === value.toLowerCase());
+	const match = (page.results ?? []).find(
+		(record) => String(record.externalId).toLowerCase() === value.toLowerCase(),
+	);
 	return { id: match ? String(match.id) : null, label: `asset with External ID "${value}"` };
 }

@@ -10,7 +10,8 @@ export class StockroomContract implements INodeType {
 		icon: { light: 'file:../../icons/stockroom.svg', dark: 'file:../../icons/stockroom.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{ { upsert: "Create or Update", delete: "Delete", get: "Get", getAll: "Get Many" }[$parameter["operation"]] }}',
+		subtitle:
+			'={{ { upsert: "Create or Update", delete: "Delete", get: "Get", getAll: "Get Many" }[$parameter["operation"]] }}',
 		description: 'Read and write contracts with their line items and documents',
 		defaults: { name: 'Stockroom Contract' },
 		usableAsTool: true,

@@ -12,14 +12,26 @@ export const contractLocator: INodeProperties = {
 			displayName: 'From List',
 			name: 'list',
 			type: 'list',
-			typeOptions: { searchListMethod: 'searchContracts', searchable: true, searchFilterRequired: false },
+			typeOptions: {
+				searchListMethod: 'searchContracts',
+				searchable: true,
+				searchFilterRequired: false,
+			},
 		},
 		{
 			displayName: 'By ID',
 			name: 'id',
 			type: 'string',
 			placeholder: '65f1c0ffee0123456789abcd',
-			validation: [{ type: 'regex', properties: { regex: '^[0-9a-fA-F]{24}$', errorMessage: 'A contract ID is 24 hexadecimal characters' } }],
+			validation: [
+				{
+					type: 'regex',
+					properties: {
+						regex: '^[0-9a-fA-F]{24}$',
+						errorMessage: 'A contract ID is 24 hexadecimal characters',
+					},
+				},
+			],
 		},
 		{
 			displayName: 'By External ID',
@@ -31,9 +43,13 @@ export const contractLocator: INodeProperties = {
 };
 
 /** The contract's path segment: its ID or External ID, URL-encoded. */
-export function contractKey(locator: { mode?: string; value?: unknown }): { key: string; label: string } {
+export function contractKey(locator: { mode?: string; value?: unknown }): {
+	key: string;
+	label: string;
+} {
 	const value = String(locator.value ?? '').trim();
 	if (!value) throw new Error('Contract: choose a contract or enter its ID or External ID');
-	const label = locator.mode === 'externalId' ? `contract with External ID "${value}"` : `contract ${value}`;
+	const label =
+		locator.mode === 'externalId' ? `contract with External ID "${value}"` : `contract ${value}`;
 	return { key: encodeURIComponent(value), label };
 }

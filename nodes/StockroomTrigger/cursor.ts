@@ -26,7 +26,8 @@ export const MAX_REMEMBERED = 20_000;
 
 const DAY_MS = 86_400_000;
 
-export const instant = (value: string): number => Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
+export const instant = (value: string): number =>
+	Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
 
 /** An instant written the way filters on this kind of field expect it. */
 export function formatValue(ms: number, kind: ValueKind): string {
@@ -47,12 +48,17 @@ export function valueOf(record: IDataObject, field: string): string | undefined 
 }
 
 /** The records of a page that are changes not emitted before, and the updated memory. */
-export function newChanges(records: IDataObject[], field: string, seen: Record<string, string>): IDataObject[] {
+export function newChanges(
+	records: IDataObject[],
+	field: string,
+	seen: Record<string, string>,
+): IDataObject[] {
 	const fresh: IDataObject[] = [];
 	for (const record of records) {
 		const value = valueOf(record, field);
 		const id = String(record.id);
-		if (value === undefined || (seen[id] !== undefined && instant(seen[id]) === instant(value))) continue;
+		if (value === undefined || (seen[id] !== undefined && instant(seen[id]) === instant(value)))
+			continue;
 		seen[id] = value;
 		fresh.push(record);
 	}
@@ -67,7 +73,12 @@ export function later(a: string | undefined, b: string | undefined): string | un
 }
 
 /** Drops remembered changes that fell out of the window, and the oldest beyond the cap. */
-export function forget(seen: Record<string, string>, cursor: string, lookbackMs: number, kind: ValueKind): Record<string, string> {
+export function forget(
+	seen: Record<string, string>,
+	cursor: string,
+	lookbackMs: number,
+	kind: ValueKind,
+): Record<string, string> {
 	const start = instant(windowStart(cursor, lookbackMs, kind));
 	const kept = Object.entries(seen)
 		.filter(([, value]) => instant(value) >= start)

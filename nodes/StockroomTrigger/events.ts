@@ -5,7 +5,8 @@ import { contractSchema } from '../shared/schema/contract';
 import type { ResourceSchema } from '../shared/schema/fields';
 import type { ValueKind } from './cursor';
 
-export type EventName = 'assetSynced' | 'contractAgreementDated' | 'recordChanged' | 'renewalNoticeDue';
+export type EventName =
+	'assetSynced' | 'contractAgreementDated' | 'recordChanged' | 'renewalNoticeDue';
 export type Resource = 'assets' | 'contracts';
 
 const RECORD_CHANGED = (noun: string): INodePropertyOptions => ({
@@ -20,7 +21,8 @@ export const EVENT_OPTIONS: Record<Resource, INodePropertyOptions[]> = {
 		{
 			name: 'Asset Synced',
 			value: 'assetSynced',
-			description: "An asset's Last Synced At moved forward (it synchronised from a device-management platform)",
+			description:
+				"An asset's Last Synced At moved forward (it synchronised from a device-management platform)",
 		},
 		RECORD_CHANGED('asset'),
 	],
@@ -28,13 +30,15 @@ export const EVENT_OPTIONS: Record<Resource, INodePropertyOptions[]> = {
 		{
 			name: 'Contract Agreement Dated',
 			value: 'contractAgreementDated',
-			description: 'A contract has an agreement date newer than those seen before (a new agreement was signed)',
+			description:
+				'A contract has an agreement date newer than those seen before (a new agreement was signed)',
 		},
 		{ ...RECORD_CHANGED('asset'), description: 'A contract was created or modified' },
 		{
 			name: 'Renewal Notice Due',
 			value: 'renewalNoticeDue',
-			description: 'The last day to give notice on a contract (renewal date minus notice days) is near',
+			description:
+				'The last day to give notice on a contract (renewal date minus notice days) is near',
 		},
 	],
 };
@@ -50,12 +54,29 @@ export interface ChangeEvent {
 	viaSince: boolean;
 }
 
-export function changeEvent(name: Exclude<EventName, 'renewalNoticeDue'>, resource: Resource): ChangeEvent {
+export function changeEvent(
+	name: Exclude<EventName, 'renewalNoticeDue'>,
+	resource: Resource,
+): ChangeEvent {
 	switch (name) {
 		case 'assetSynced':
-			return { name, path: ASSETS_PATH, schema: assetSchema, field: 'lastSyncDtm', kind: 'dateTime', viaSince: false };
+			return {
+				name,
+				path: ASSETS_PATH,
+				schema: assetSchema,
+				field: 'lastSyncDtm',
+				kind: 'dateTime',
+				viaSince: false,
+			};
 		case 'contractAgreementDated':
-			return { name, path: CONTRACTS_PATH, schema: contractSchema, field: 'agreementDate', kind: 'date', viaSince: false };
+			return {
+				name,
+				path: CONTRACTS_PATH,
+				schema: contractSchema,
+				field: 'agreementDate',
+				kind: 'date',
+				viaSince: false,
+			};
 		case 'recordChanged':
 			return {
 				name,

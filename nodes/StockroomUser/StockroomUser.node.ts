@@ -11,7 +11,8 @@ export class StockroomUser implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{ { get: "Get", getAll: "Get Many" }[$parameter["operation"]] }}',
-		description: 'Read the people (SCIM users) that assets are assigned to and contracts are owned by',
+		description:
+			'Read the people (SCIM users) that assets are assigned to and contracts are owned by',
 		defaults: { name: 'Stockroom User' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

@@ -8,7 +8,11 @@ import {
 	type FilterGroup,
 	type FilterListCondition,
 } from './filter';
-import { CUSTOM_FIELD_PREFIX, filterableAttributes, valueParameterName } from './descriptions/filterUi';
+import {
+	CUSTOM_FIELD_PREFIX,
+	filterableAttributes,
+	valueParameterName,
+} from './descriptions/filterUi';
 import { toServiceDate, toServiceDateTime } from './dates';
 import type { CustomFieldType } from './schema/asset';
 import type { Fields, ResourceSchema } from './schema/fields';
@@ -40,8 +44,14 @@ function rowsOf(raw: unknown): IDataObject[] {
 }
 
 /** Turns UI rows into builder conditions, each value taken from the input that fits its field. */
-async function toConditions(rows: IDataObject[], fields: Fields, options: FilterInputOptions): Promise<FilterCondition[]> {
-	const attributes = new Map(filterableAttributes(fields).map((attribute) => [attribute.path, attribute]));
+async function toConditions(
+	rows: IDataObject[],
+	fields: Fields,
+	options: FilterInputOptions,
+): Promise<FilterCondition[]> {
+	const attributes = new Map(
+		filterableAttributes(fields).map((attribute) => [attribute.path, attribute]),
+	);
 	const conditions: FilterCondition[] = [];
 	for (const row of rows) {
 		const field = String(row.field ?? '');
@@ -62,15 +72,29 @@ async function toConditions(rows: IDataObject[], fields: Fields, options: Filter
 			value = await customValue(field.slice(CUSTOM_FIELD_PREFIX.length), value, options);
 		}
 		const negate = operator === 'notCo';
-		conditions.push({ field, operator: (negate ? 'co' : operator) as FilterCondition['operator'], value, negate });
+		conditions.push({
+			field,
+			operator: (negate ? 'co' : operator) as FilterCondition['operator'],
+			value,
+			negate,
+		});
 	}
 	return conditions;
 }
 
 /** A custom field's value typed by the field's definition (numbers compare as numbers). */
-async function customValue(name: string, value: unknown, options: FilterInputOptions): Promise<unknown> {
+async function customValue(
+	name: string,
+	value: unknown,
+	options: FilterInputOptions,
+): Promise<unknown> {
 	const type = (await options.customFieldTypes?.())?.get(name.toLowerCase());
-	if ((type === 'Number' || type === 'Currency') && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) {
+	if (
+		(type === 'Number' || type === 'Currency') &&
+		typeof value === 'string' &&
+		value.trim() !== '' &&
+		Number.isFinite(Number(value))
+	) {
 		return Number(value);
 	}
 	return value;
@@ -82,19 +106,27 @@ async function customValue(name: string, value: unknown, options: FilterInputOpt
  * Throws a FilterInputError naming the parameter and, for expressions, the column, or a
  * FilterConditionError naming the builder row.
  */
-export async function readFilter(schema: ResourceSchema, options: FilterInputOptions): Promise<FilterNode | undefined> {
+export async function readFilter(
+	schema: ResourceSchema,
+	options: FilterInputOptions,
+): Promise<FilterNode | undefined> {
 	const mode = options.getParameter('filterMode', 'none');
 	if (mode === 'expression') {
 		const text = String(options.getParameter('filterExpression', '') ?? '').trim();
 		if (!text) return undefined;
 		const checked = inspectFilter(text, schema);
-		if (checked instanceof FilterError) throw new FilterInputError('Filter Expression', `Filter Expression, ${checked.message}`);
+		if (checked instanceof FilterError)
+			throw new FilterInputError('Filter Expression', `Filter Expression, ${checked.message}`);
 		return checked;
 	}
 	if (mode !== 'manual') return undefined;
 	const group: FilterGroup & { conditions: Array<FilterCondition | FilterListCondition> } = {
 		match: options.getParameter('matchType', 'all') === 'any' ? 'any' : 'all',
-		conditions: await toConditions(rowsOf(options.getParameter('conditions', {})), schema.fields, options),
+		conditions: await toConditions(
+			rowsOf(options.getParameter('conditions', {})),
+			schema.fields,
+			options,
+		),
 	};
 	const list = options.listField ? schema.fields[options.listField] : undefined;
 	if (options.listField && list?.type === 'list') {

@@ -34,8 +34,12 @@ export function readInputRecord(
 	if (this.getNodeParameter('inputMode', i, 'fields') !== 'json') {
 		return { record: fromFields(), unknownFields: 'error' };
 	}
-	const ignoreUnknown = (this.getNodeParameter('options.ignoreUnknownFields', i, false) as boolean) === true;
-	let record = withoutReadOnly(schema.fields, normalizeRecord(schema.fields, this.getInputData()[i].json, this.getTimezone()));
+	const ignoreUnknown =
+		(this.getNodeParameter('options.ignoreUnknownFields', i, false) as boolean) === true;
+	let record = withoutReadOnly(
+		schema.fields,
+		normalizeRecord(schema.fields, this.getInputData()[i].json, this.getTimezone()),
+	);
 	if (ignoreUnknown) {
 		record = Object.fromEntries(Object.entries(record).filter(([key]) => key in schema.fields));
 	}
@@ -43,9 +47,15 @@ export function readInputRecord(
 }
 
 /** The record filled in field by field: the required fields, then the Additional Fields. */
-export function readFormFields(this: IExecuteFunctions, i: number, schema: ResourceSchema, required: INodeProperties[]): IDataObject {
+export function readFormFields(
+	this: IExecuteFunctions,
+	i: number,
+	schema: ResourceSchema,
+	required: INodeProperties[],
+): IDataObject {
 	const fields: IDataObject = {};
-	for (const property of required) fields[property.name] = this.getNodeParameter(property.name, i) as IDataObject[string];
+	for (const property of required)
+		fields[property.name] = this.getNodeParameter(property.name, i) as IDataObject[string];
 	Object.assign(fields, this.getNodeParameter('additionalFields', i, {}) as IDataObject);
 	return normalizeRecord(schema.fields, fields, this.getTimezone());
 }

@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { pageSizeOption, readRetryPolicy, retryOptions } from './descriptions/common';
+import { optionsProperty, pageSizeOption, readRetryPolicy } from './descriptions/common';
 import { toServiceDateTime } from './dates';
 import { printFilter } from './filter';
 import { readFilter, type FilterInputOptions } from './filterInput';
@@ -10,38 +10,30 @@ import type { RetryPolicy } from './transport';
 
 /** The Options of a Get Many operation over assets or contracts. */
 export function listOptions(nouns: string, searchedFields: string): INodeProperties {
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			...retryOptions,
-			{
-				displayName: 'Modified Since',
-				name: 'since',
-				type: 'dateTime',
-				default: '',
-				description: `Only ${nouns} last modified at or after this time`,
-			},
-			{
-				displayName: 'Modified Until',
-				name: 'until',
-				type: 'dateTime',
-				default: '',
-				description: `Only ${nouns} last modified at or before this time`,
-			},
-			pageSizeOption,
-			{
-				displayName: 'Search Text',
-				name: 'q',
-				type: 'string',
-				default: '',
-				description: `Free text to look for in ${searchedFields}`,
-			},
-		],
-	};
+	return optionsProperty(
+		{
+			displayName: 'Modified Since',
+			name: 'since',
+			type: 'dateTime',
+			default: '',
+			description: `Only ${nouns} last modified at or after this time`,
+		},
+		{
+			displayName: 'Modified Until',
+			name: 'until',
+			type: 'dateTime',
+			default: '',
+			description: `Only ${nouns} last modified at or before this time`,
+		},
+		pageSizeOption,
+		{
+			displayName: 'Search Text',
+			name: 'q',
+			type: 'string',
+			default: '',
+			description: `Free text to look for in ${searchedFields}`,
+		},
+	);
 }
 
 export interface ListRequest {
@@ -54,11 +46,16 @@ export interface ListRequest {
 /** `since`/`until` in UTC, or an item error naming the option. */
 function readModifiedWindow(options: IDataObject, timezone: string): IDataObject {
 	const qs: IDataObject = {};
-	for (const [name, label] of [['since', 'Modified Since'], ['until', 'Modified Until']] as const) {
+	for (const [name, label] of [
+		['since', 'Modified Since'],
+		['until', 'Modified Until'],
+	] as const) {
 		if (options[name] === undefined || options[name] === '') continue;
 		const value = toServiceDateTime(options[name], timezone);
 		if (typeof value !== 'string' || !isDateTime(value)) {
-			throw new InvalidItemError('option', [{ path: label, message: `expected a date-time, got ${JSON.stringify(options[name])}` }]);
+			throw new InvalidItemError('option', [
+				{ path: label, message: `expected a date-time, got ${JSON.stringify(options[name])}` },
+			]);
 		}
 		qs[name] = value;
 	}

@@ -5,7 +5,11 @@ import type { Field, Fields } from './schema/fields';
 import { isPlainObject } from './schema/values';
 
 /** A value from the UI or an input item in the form the service expects (dates above all). */
-export function normalizeValue(field: Field | undefined, value: unknown, timezone: string): unknown {
+export function normalizeValue(
+	field: Field | undefined,
+	value: unknown,
+	timezone: string,
+): unknown {
 	if (!field || value === null || value === undefined) return value;
 	switch (field.type) {
 		case 'date':
@@ -13,10 +17,16 @@ export function normalizeValue(field: Field | undefined, value: unknown, timezon
 		case 'dateTime':
 			return toServiceDateTime(value, timezone);
 		case 'object':
-			return isPlainObject(value) ? normalizeRecord(field.fields, value as IDataObject, timezone) : value;
+			return isPlainObject(value)
+				? normalizeRecord(field.fields, value as IDataObject, timezone)
+				: value;
 		case 'list':
 			return Array.isArray(value)
-				? value.map((element) => (isPlainObject(element) ? normalizeRecord(field.fields, element as IDataObject, timezone) : element))
+				? value.map((element) =>
+						isPlainObject(element)
+							? normalizeRecord(field.fields, element as IDataObject, timezone)
+							: element,
+					)
 				: value;
 		default:
 			return value;
@@ -24,7 +34,11 @@ export function normalizeValue(field: Field | undefined, value: unknown, timezon
 }
 
 /** Normalizes every known field of a record; unknown fields are left for validation to report. */
-export function normalizeRecord(fields: Fields, record: IDataObject, timezone: string): IDataObject {
+export function normalizeRecord(
+	fields: Fields,
+	record: IDataObject,
+	timezone: string,
+): IDataObject {
 	const result: IDataObject = {};
 	for (const [key, value] of Object.entries(record)) {
 		result[key] = normalizeValue(fields[key], value, timezone) as IDataObject[string];
@@ -34,10 +48,14 @@ export function normalizeRecord(fields: Fields, record: IDataObject, timezone: s
 
 /** Elements of a repeatable UI group (fixedCollection `values`), empty texts left out. */
 export function readListElements(raw: unknown, fields: Fields, timezone: string): IDataObject[] {
-	const values = isPlainObject(raw) && Array.isArray(raw.values) ? (raw.values as IDataObject[]) : [];
+	const values =
+		isPlainObject(raw) && Array.isArray(raw.values) ? (raw.values as IDataObject[]) : [];
 	return values.map((element) => {
 		const { [ELEMENT_EXTRA_FIELDS]: extra, ...direct } = element;
-		const merged: IDataObject = { ...direct, ...(isPlainObject(extra) ? (extra as IDataObject) : {}) };
+		const merged: IDataObject = {
+			...direct,
+			...(isPlainObject(extra) ? (extra as IDataObject) : {}),
+		};
 		for (const [key, value] of Object.entries(merged)) {
 			if (value === '' && !fields[key]?.required) delete merged[key];
 		}

@@ -8,7 +8,10 @@ export const USERS_PATH = '/api/scim/v2/Users';
 export const CUSTOM_FIELDS_PATH = `${ASSETS_PATH}/customfields`;
 
 /** The service's asset custom field definitions. */
-export async function fetchCustomFieldDefinitions(this: RequestContext, itemIndex?: number): Promise<CustomFieldDefinition[]> {
+export async function fetchCustomFieldDefinitions(
+	this: RequestContext,
+	itemIndex?: number,
+): Promise<CustomFieldDefinition[]> {
 	const response = (await apiRequest.call(this, 'GET', CUSTOM_FIELDS_PATH, {
 		operation: 'read the asset custom field definitions',
 		itemIndex,
@@ -20,5 +23,9 @@ export async function fetchCustomFieldDefinitions(this: RequestContext, itemInde
 export function recordLabel(record: IDataObject): string {
 	const name = record.deviceName ?? record.vendorName ?? record.displayName ?? record.userName;
 	const reference = record.externalId ?? record.ref ?? record.userName;
-	return [name, reference && reference !== name ? `(${String(reference)})` : undefined].filter(Boolean).join(' ') || String(record.id);
+	return (
+		[name, reference && reference !== name ? `(${String(reference)})` : undefined]
+			.filter(Boolean)
+			.join(' ') || String(record.id)
+	);
 }

@@ -21,7 +21,12 @@ export type ExecutionCache = Map<string, Promise<unknown>>;
 export interface Operation<Prepared = unknown> {
 	description: INodeProperties[];
 	prepare(this: IExecuteFunctions, itemIndex: number, cache: ExecutionCache): Promise<Prepared>;
-	execute(this: IExecuteFunctions, prepared: Prepared, itemIndex: number, cache: ExecutionCache): Promise<IDataObject[]>;
+	execute(
+		this: IExecuteFunctions,
+		prepared: Prepared,
+		itemIndex: number,
+		cache: ExecutionCache,
+	): Promise<IDataObject[]>;
 	/** Items sent at once; writes are independent per item. Defaults to 1. */
 	concurrency?: number;
 }
@@ -33,7 +38,9 @@ export class InvalidItemError extends Error {
 		readonly issues: FieldIssue[],
 	) {
 		const [first] = issues;
-		super(`Invalid ${noun}: ${first.path ? `${first.path} ` : ''}${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}`);
+		super(
+			`Invalid ${noun}: ${first.path ? `${first.path} ` : ''}${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}`,
+		);
 		this.name = 'InvalidItemError';
 	}
 }
@@ -46,7 +53,9 @@ function toItemError(context: IExecuteFunctions, error: unknown, itemIndex: numb
 	if (error instanceof InvalidItemError) {
 		return new NodeOperationError(context.getNode(), `${error.message} [item ${itemIndex}]`, {
 			itemIndex,
-			description: error.issues.map((issue) => `${issue.path || 'record'}: ${issue.message}`).join('\n'),
+			description: error.issues
+				.map((issue) => `${issue.path || 'record'}: ${issue.message}`)
+				.join('\n'),
 		});
 	}
 	if (error instanceof FilterInputError || error instanceof FilterConditionError) {
@@ -67,7 +76,10 @@ function errorItem(error: Error, itemIndex: number): INodeExecutionData {
 }
 
 /** Runs an operation over every input item, with validation first, Continue On Fail and pairing. */
-export async function runItems(this: IExecuteFunctions, operation: Operation): Promise<INodeExecutionData[]> {
+export async function runItems(
+	this: IExecuteFunctions,
+	operation: Operation,
+): Promise<INodeExecutionData[]> {
 	const count = this.getInputData().length;
 	const cache: ExecutionCache = new Map();
 	const prepared = new Map<number, unknown>();
@@ -100,7 +112,12 @@ export async function runItems(this: IExecuteFunctions, operation: Operation): P
 			}
 		}
 	};
-	await Promise.all(Array.from({ length: Math.max(1, Math.min(operation.concurrency ?? 1, pending.length)) }, worker));
+	await Promise.all(
+		Array.from(
+			{ length: Math.max(1, Math.min(operation.concurrency ?? 1, pending.length)) },
+			worker,
+		),
+	);
 	if (fatal) throw fatal;
 
 	const output: INodeExecutionData[] = [];

@@ -44,7 +44,8 @@ export class CredentialStore {
 		for (const property of new StockroomOAuth2Api().properties) {
 			if (data[property.name] !== undefined) continue;
 			const value = property.default;
-			if (typeof value === 'string' && value.startsWith('={{')) expressions.push([property.name, value.slice(3, -2)]);
+			if (typeof value === 'string' && value.startsWith('={{'))
+				expressions.push([property.name, value.slice(3, -2)]);
 			else data[property.name] = value as IDataObject[string];
 		}
 		// the expressions are plain JavaScript over $self; evaluate them as n8n's engine would
@@ -56,27 +57,51 @@ export class CredentialStore {
 	}
 }
 
-export const sandboxCredential = (sandbox: Sandbox, overrides: Partial<CredentialInput> = {}): CredentialStore =>
-	new CredentialStore({ baseUrl: sandbox.url, clientId: sandbox.client.id, clientSecret: sandbox.client.secret, ...overrides });
+export const sandboxCredential = (
+	sandbox: Sandbox,
+	overrides: Partial<CredentialInput> = {},
+): CredentialStore =>
+	new CredentialStore({
+		baseUrl: sandbox.url,
+		clientId: sandbox.client.id,
+		clientSecret: sandbox.client.secret,
+		...overrides,
+	});
 
 const CREDENTIAL_TYPE = 'stockroomOAuth2Api';
 
-function additionalDataFor(store: CredentialStore, currentNodeParameters?: INodeParameters): IWorkflowExecuteAdditionalData {
+function additionalDataFor(
+	store: CredentialStore,
+	currentNodeParameters?: INodeParameters,
+): IWorkflowExecuteAdditionalData {
 	const credentialsHelper = {
 		getParentTypes: (type: string) => (type === CREDENTIAL_TYPE ? ['oAuth2Api'] : []),
 		isCredentialUsableByNode: () => true,
 		getDecrypted: async () => store.decrypted(),
-		updateCredentialsOauthTokenData: async (_node: unknown, _type: string, data: ICredentialDataDecryptedObject) => {
+		updateCredentialsOauthTokenData: async (
+			_node: unknown,
+			_type: string,
+			data: ICredentialDataDecryptedObject,
+		) => {
 			store.oauthTokenData = data.oauthTokenData as IDataObject;
 		},
 		runPreAuthentication: async () => undefined,
 		preAuthentication: async () => undefined,
 		authenticate: async (_credentials: unknown, _type: string, options: unknown) => options,
 	};
-	return { credentialsHelper, executionId: 'test-execution', variables: {}, currentNodeParameters } as unknown as IWorkflowExecuteAdditionalData;
+	return {
+		credentialsHelper,
+		executionId: 'test-execution',
+		variables: {},
+		currentNodeParameters,
+	} as unknown as IWorkflowExecuteAdditionalData;
 }
 
-function workflowWith(nodeType: INodeType, parameters: INodeParameters, staticData: IDataObject = {}): { workflow: Workflow; node: INode } {
+function workflowWith(
+	nodeType: INodeType,
+	parameters: INodeParameters,
+	staticData: IDataObject = {},
+): { workflow: Workflow; node: INode } {
 	const nodeTypes = {
 		getByName: () => nodeType,
 		getByNameAndVersion: () => nodeType,
@@ -112,14 +137,23 @@ export interface RunOptions {
 }
 
 /** Runs a regular node's `execute` over the input items; returns its outputs. */
-export async function runNode(nodeType: INodeType, options: RunOptions): Promise<INodeExecutionData[][]> {
+export async function runNode(
+	nodeType: INodeType,
+	options: RunOptions,
+): Promise<INodeExecutionData[][]> {
 	const { workflow, node } = workflowWith(nodeType, options.parameters);
 	if (options.continueOnFail) node.onError = 'continueRegularOutput';
 	const items: INodeExecutionData[] = (options.input ?? [{}]).map((json) => ({ json }));
 	const inputData = { main: [items] };
 	const runExecutionData = {
 		resultData: { runData: {} },
-		executionData: { contextData: {}, nodeExecutionStack: [], waitingExecution: {}, waitingExecutionSource: {}, metadata: {} },
+		executionData: {
+			contextData: {},
+			nodeExecutionStack: [],
+			waitingExecution: {},
+			waitingExecutionSource: {},
+			metadata: {},
+		},
 	} as unknown as IRunExecutionData;
 	const context = new ExecuteContext(
 		workflow,
@@ -147,7 +181,10 @@ export interface PollOptions {
 }
 
 /** Runs one poll of a polling trigger. */
-export async function runPoll(nodeType: INodeType, options: PollOptions): Promise<INodeExecutionData[][] | null> {
+export async function runPoll(
+	nodeType: INodeType,
+	options: PollOptions,
+): Promise<INodeExecutionData[][] | null> {
 	const { workflow, node } = workflowWith(nodeType, options.parameters, options.staticData);
 	const context = new PollContext(
 		workflow,
@@ -166,10 +203,22 @@ export async function runPoll(nodeType: INodeType, options: PollOptions): Promis
 }
 
 /** Calls a `loadOptions` method of a node with the given current parameters. */
-export async function runLoadOptions(nodeType: INodeType, method: string, options: { parameters: INodeParameters; credential: CredentialStore }): Promise<INodePropertyOptions[]> {
+export async function runLoadOptions(
+	nodeType: INodeType,
+	method: string,
+	options: { parameters: INodeParameters; credential: CredentialStore },
+): Promise<INodePropertyOptions[]> {
 	const { workflow, node } = workflowWith(nodeType, options.parameters);
-	const context = new LoadOptionsContext(workflow, node, additionalDataFor(options.credential, options.parameters), '');
-	const methods = (nodeType.methods?.loadOptions ?? {}) as Record<string, (this: LoadOptionsContext) => Promise<INodePropertyOptions[]>>;
+	const context = new LoadOptionsContext(
+		workflow,
+		node,
+		additionalDataFor(options.credential, options.parameters),
+		'',
+	);
+	const methods = (nodeType.methods?.loadOptions ?? {}) as Record<
+		string,
+		(this: LoadOptionsContext) => Promise<INodePropertyOptions[]>
+	>;
 	return await methods[method].call(context);
 }
 
@@ -180,7 +229,15 @@ export async function runListSearch(
 	options: { credential: CredentialStore; filter?: string; paginationToken?: string },
 ): Promise<INodeListSearchResult> {
 	const { workflow, node } = workflowWith(nodeType, {});
-	const context = new LoadOptionsContext(workflow, node, additionalDataFor(options.credential, {}), '');
-	const methods = (nodeType.methods?.listSearch ?? {}) as Record<string, (this: LoadOptionsContext, filter?: string, token?: string) => Promise<INodeListSearchResult>>;
+	const context = new LoadOptionsContext(
+		workflow,
+		node,
+		additionalDataFor(options.credential, {}),
+		'',
+	);
+	const methods = (nodeType.methods?.listSearch ?? {}) as Record<
+		string,
+		(this: LoadOptionsContext, filter?: string, token?: string) => Promise<INodeListSearchResult>
+	>;
 	return await methods[method].call(context, options.filter, options.paginationToken);
 }

@@ -4,13 +4,21 @@ import { createSandbox, type Sandbox } from '../sandbox/server';
 import { runNode, sandboxCredential, type CredentialStore } from '../helpers/n8n';
 
 const node = new StockroomAsset();
-const required = { externalId: 'INT-1', deviceName: 'Integration laptop', status: 'Deployed', hardwareVendor: 'Dell', assetType: 'Laptop' };
+const required = {
+	externalId: 'INT-1',
+	deviceName: 'Integration laptop',
+	status: 'Deployed',
+	hardwareVendor: 'Dell',
+	assetType: 'Laptop',
+};
 
 describe('Stockroom Asset node against the sandbox', () => {
 	let sandbox: Sandbox;
 	let credential: CredentialStore;
-	const run = (parameters: IDataObject, extra: { input?: IDataObject[]; continueOnFail?: boolean } = {}) =>
-		runNode(node, { parameters: parameters as never, credential, ...extra });
+	const run = (
+		parameters: IDataObject,
+		extra: { input?: IDataObject[]; continueOnFail?: boolean } = {},
+	) => runNode(node, { parameters: parameters as never, credential, ...extra });
 	const apiCalls = () => sandbox.journal().filter((entry) => entry.path.startsWith('/api/'));
 
 	beforeAll(async () => {
@@ -25,35 +33,66 @@ describe('Stockroom Asset node against the sandbox', () => {
 
 	describe('Get Many', () => {
 		test('Return All follows next over every page, one item per asset with pairedItem', async () => {
-			const [items] = await run({ operation: 'getAll', returnAll: true, options: { pageSize: 10 } });
-			expect(items.map((item) => item.json.id)).toEqual(sandbox.store.assets.all().map((asset) => asset.id));
+			const [items] = await run({
+				operation: 'getAll',
+				returnAll: true,
+				options: { pageSize: 10 },
+			});
+			expect(items.map((item) => item.json.id)).toEqual(
+				sandbox.store.assets.all().map((asset) => asset.id),
+			);
 			expect(items.every((item) => JSON.stringify(item.pairedItem) === '{"item":0}')).toBe(true);
 			const calls = apiCalls();
 			expect(calls).toHaveLength(4);
-			expect(calls[0]).toMatchObject({ method: 'GET', path: '/api/assets/v1', query: { limit: '10' } });
+			expect(calls[0]).toMatchObject({
+				method: 'GET',
+				path: '/api/assets/v1',
+				query: { limit: '10' },
+			});
 			// later pages are the server's next links as given: the same parameters plus an opaque after
-			expect(calls.slice(1).every((call) => call.query.limit === '10' && typeof call.query.after === 'string')).toBe(true);
+			expect(
+				calls
+					.slice(1)
+					.every((call) => call.query.limit === '10' && typeof call.query.after === 'string'),
+			).toBe(true);
 		});
 
 		test('Limit stops after that many records', async () => {
-			const [items] = await run({ operation: 'getAll', returnAll: false, limit: 15, options: { pageSize: 10 } });
+			const [items] = await run({
+				operation: 'getAll',
+				returnAll: false,
+				limit: 15,
+				options: { pageSize: 10 },
+			});
 			expect(items).toHaveLength(15);
 			expect(apiCalls()).toHaveLength(2);
 		});
 
 		test('a builder filter with awkward values sends one quoted literal and finds the record', async () => {
 			const awkward = 'Weird "quoted" \\ back\\slash — ünïcødé 😀 x" or status pr or "';
-			const [[created]] = await run({ operation: 'upsert', ...required, externalId: 'AWK-1', deviceName: awkward });
+			const [[created]] = await run({
+				operation: 'upsert',
+				...required,
+				externalId: 'AWK-1',
+				deviceName: awkward,
+			});
 			sandbox.resetStats();
 			const [items] = await run({
 				operation: 'getAll',
 				returnAll: true,
 				filterMode: 'manual',
 				matchType: 'all',
-				conditions: { condition: [{ field: 'deviceName', operator: 'eq', value: awkward }, { field: 'status', operator: 'ne', statusValue: 'Retired' }] },
+				conditions: {
+					condition: [
+						{ field: 'deviceName', operator: 'eq', value: awkward },
+						{ field: 'status', operator: 'ne', statusValue: 'Retired' },
+					],
+				},
 			});
 			expect(items.map((item) => item.json.id)).toEqual([created.json.id]);
-			expect(apiCalls()[0].query.filter).toBe(`deviceName eq ${JSON.stringify(awkward)} and status ne "Retired"`);
+			expect(apiCalls()[0].query.filter).toBe(
+				`deviceName eq ${JSON.stringify(awkward)} and status ne "Retired"`,
+			);
 		});
 
 		test('numbers, dates, booleans and empties from the builder', async () => {
@@ -83,26 +122,53 @@ describe('Stockroom Asset node against the sandbox', () => {
 				operation: 'getAll',
 				returnAll: true,
 				filterMode: 'manual',
-				conditions: { condition: [{ field: 'customFieldValues.memoryGb', operator: 'ge', value: '16' }] },
+				conditions: {
+					condition: [{ field: 'customFieldValues.memoryGb', operator: 'ge', value: '16' }],
+				},
 			});
 			const calls = apiCalls();
-			expect(calls.map((call) => call.path)).toEqual(['/api/assets/v1/customfields', '/api/assets/v1']);
+			expect(calls.map((call) => call.path)).toEqual([
+				'/api/assets/v1/customfields',
+				'/api/assets/v1',
+			]);
 			expect(calls[1].query.filter).toBe('customFieldValues.memoryGb ge 16');
 		});
 
-		test('an expression filter is checked before sending, and its results are the service\'s', async () => {
-			const [items] = await run({ operation: 'getAll', returnAll: true, filterMode: 'expression', filterExpression: 'STATUS eq "deployed"  AND hardwareVendor pr' });
+		test("an expression filter is checked before sending, and its results are the service's", async () => {
+			const [items] = await run({
+				operation: 'getAll',
+				returnAll: true,
+				filterMode: 'expression',
+				filterExpression: 'STATUS eq "deployed"  AND hardwareVendor pr',
+			});
 			expect(apiCalls()[0].query.filter).toBe('STATUS eq "deployed" and hardwareVendor pr');
-			expect(items.length).toBe(sandbox.store.assets.all().filter((asset) => asset.status === 'Deployed').length);
-			await expect(run({ operation: 'getAll', returnAll: true, filterMode: 'expression', filterExpression: 'stauts eq "Deployed"' })).rejects.toThrow(
+			expect(items.length).toBe(
+				sandbox.store.assets.all().filter((asset) => asset.status === 'Deployed').length,
+			);
+			await expect(
+				run({
+					operation: 'getAll',
+					returnAll: true,
+					filterMode: 'expression',
+					filterExpression: 'stauts eq "Deployed"',
+				}),
+			).rejects.toThrow(
 				"Filter Expression, column 1: unknown attribute 'stauts' (did you mean 'status'?) [item 0]",
 			);
 			expect(apiCalls()).toHaveLength(1);
 		});
 
 		test('search text and modified window go to q, since and until', async () => {
-			await run({ operation: 'getAll', returnAll: true, options: { q: 'dell', since: '2024-01-01T00:00:00', until: '2025-12-31T23:59:59Z' } });
-			expect(apiCalls()[0].query).toMatchObject({ q: 'dell', since: '2024-01-01T00:00:00Z', until: '2025-12-31T23:59:59Z' });
+			await run({
+				operation: 'getAll',
+				returnAll: true,
+				options: { q: 'dell', since: '2024-01-01T00:00:00', until: '2025-12-31T23:59:59Z' },
+			});
+			expect(apiCalls()[0].query).toMatchObject({
+				q: 'dell',
+				since: '2024-01-01T00:00:00Z',
+				until: '2025-12-31T23:59:59Z',
+			});
 		});
 
 		test('a 429 storm is waited out', async () => {
@@ -115,13 +181,30 @@ describe('Stockroom Asset node against the sandbox', () => {
 
 	describe('Get, Create or Update, Update, Delete', () => {
 		test('Create or Update creates, then updates the same External ID', async () => {
-			const [[created]] = await run({ operation: 'upsert', ...required, additionalFields: { purchasedDate: '2024-02-29T00:00:00', netPrice: 999.99, netPriceCurrency: 'EUR' } });
+			const [[created]] = await run({
+				operation: 'upsert',
+				...required,
+				additionalFields: {
+					purchasedDate: '2024-02-29T00:00:00',
+					netPrice: 999.99,
+					netPriceCurrency: 'EUR',
+				},
+			});
 			expect(apiCalls()[0]).toMatchObject({
 				method: 'PUT',
 				path: '/api/assets/v1',
-				body: { ...required, purchasedDate: '2024-02-29', netPrice: 999.99, netPriceCurrency: 'EUR' },
+				body: {
+					...required,
+					purchasedDate: '2024-02-29',
+					netPrice: 999.99,
+					netPriceCurrency: 'EUR',
+				},
 			});
-			const [[updated]] = await run({ operation: 'upsert', ...required, deviceName: 'Renamed laptop' });
+			const [[updated]] = await run({
+				operation: 'upsert',
+				...required,
+				deviceName: 'Renamed laptop',
+			});
 			expect(updated.json.id).toBe(created.json.id);
 			expect(updated.json.deviceName).toBe('Renamed laptop');
 			// PUT replaces: fields left out are cleared
@@ -140,60 +223,130 @@ describe('Stockroom Asset node against the sandbox', () => {
 				},
 			});
 			const put = apiCalls().find((call) => call.method === 'PUT');
-			expect((put?.body as IDataObject).customFieldValues).toEqual({ memoryGb: { numberValue: 32 }, purchaseCost: { currencyValue: { value: 1299.5, currency: 'EUR' } } });
+			expect((put?.body as IDataObject).customFieldValues).toEqual({
+				memoryGb: { numberValue: 32 },
+				purchaseCost: { currencyValue: { value: 1299.5, currency: 'EUR' } },
+			});
 		});
 
 		test('Use Input Item JSON writes a record read from the service back as it is', async () => {
-			const [[first]] = await run({ operation: 'get', asset: { __rl: true, mode: 'list', value: sandbox.store.assets.all()[0].id } });
-			const [[written]] = await run({ operation: 'upsert', inputMode: 'json' }, { input: [{ ...first.json, notes: 'round trip' }] });
+			const [[first]] = await run({
+				operation: 'get',
+				asset: { __rl: true, mode: 'list', value: sandbox.store.assets.all()[0].id },
+			});
+			const [[written]] = await run(
+				{ operation: 'upsert', inputMode: 'json' },
+				{ input: [{ ...first.json, notes: 'round trip' }] },
+			);
 			expect(written.json.id).toBe(first.json.id);
 			expect(written.json.notes).toBe('round trip');
 		});
 
 		test('bad items stop the node before anything is written', async () => {
 			await expect(
-				run({ operation: 'upsert', inputMode: 'json' }, { input: [{ ...required, externalId: 'OK-1' }, { ...required, externalId: 'BAD-1', status: 'Broken', purchasedDate: '2021-02-30' }] }),
-			).rejects.toThrow('Invalid asset: status expected one of New, ReadyToDeploy, Deployed, OutForRepair, Retired, got "Broken" (and 1 more) [item 1]');
+				run(
+					{ operation: 'upsert', inputMode: 'json' },
+					{
+						input: [
+							{ ...required, externalId: 'OK-1' },
+							{ ...required, externalId: 'BAD-1', status: 'Broken', purchasedDate: '2021-02-30' },
+						],
+					},
+				),
+			).rejects.toThrow(
+				'Invalid asset: status expected one of New, ReadyToDeploy, Deployed, OutForRepair, Retired, got "Broken" (and 1 more) [item 1]',
+			);
 			expect(apiCalls()).toHaveLength(0);
 		});
 
 		test('with Continue On Fail a bad item becomes an error item and the others are written', async () => {
 			const [items] = await run(
 				{ operation: 'upsert', inputMode: 'json' },
-				{ continueOnFail: true, input: [{ ...required, externalId: 'OK-1' }, { ...required, externalId: 'BAD-1', status: 'Broken' }, { ...required, externalId: 'OK-2' }] },
+				{
+					continueOnFail: true,
+					input: [
+						{ ...required, externalId: 'OK-1' },
+						{ ...required, externalId: 'BAD-1', status: 'Broken' },
+						{ ...required, externalId: 'OK-2' },
+					],
+				},
 			);
-			expect(items.map((item) => [item.pairedItem, item.json.externalId ?? item.json.error])).toEqual([
+			expect(
+				items.map((item) => [item.pairedItem, item.json.externalId ?? item.json.error]),
+			).toEqual([
 				[{ item: 0 }, 'OK-1'],
-				[{ item: 1 }, 'Invalid asset: status expected one of New, ReadyToDeploy, Deployed, OutForRepair, Retired, got "Broken" [item 1]'],
+				[
+					{ item: 1 },
+					'Invalid asset: status expected one of New, ReadyToDeploy, Deployed, OutForRepair, Retired, got "Broken" [item 1]',
+				],
 				[{ item: 2 }, 'OK-2'],
 			]);
-			expect(apiCalls().map((call) => (call.body as IDataObject).externalId).sort()).toEqual(['OK-1', 'OK-2']);
+			expect(
+				apiCalls()
+					.map((call) => (call.body as IDataObject).externalId)
+					.sort(),
+			).toEqual(['OK-1', 'OK-2']);
 		});
 
 		test('Get by ID and by External ID', async () => {
 			const target = sandbox.store.assets.all()[3];
-			const [[byId]] = await run({ operation: 'get', asset: { __rl: true, mode: 'id', value: target.id } });
-			const [[byExternalId]] = await run({ operation: 'get', asset: { __rl: true, mode: 'externalId', value: target.externalId } });
+			const [[byId]] = await run({
+				operation: 'get',
+				asset: { __rl: true, mode: 'id', value: target.id },
+			});
+			const [[byExternalId]] = await run({
+				operation: 'get',
+				asset: { __rl: true, mode: 'externalId', value: target.externalId },
+			});
 			expect(byId.json).toEqual(target);
 			expect(byExternalId.json).toEqual(target);
-			await expect(run({ operation: 'get', asset: { __rl: true, mode: 'externalId', value: 'no-such-asset' } })).rejects.toThrow('No asset with External ID "no-such-asset" exists');
+			await expect(
+				run({
+					operation: 'get',
+					asset: { __rl: true, mode: 'externalId', value: 'no-such-asset' },
+				}),
+			).rejects.toThrow('No asset with External ID "no-such-asset" exists');
 		});
 
 		test('Update sends only the fields given, nulls for Fields to Clear', async () => {
 			const target = sandbox.store.assets.all().find((asset) => asset.notes !== undefined)!;
-			const [[updated]] = await run({ operation: 'update', asset: { __rl: true, mode: 'id', value: target.id }, updateFields: { netPrice: 5 }, fieldsToClear: ['notes'] });
-			expect(apiCalls()[0]).toMatchObject({ method: 'PATCH', path: `/api/assets/v1/${target.id}`, body: { netPrice: 5, notes: null } });
-			expect(updated.json).toMatchObject({ id: target.id, netPrice: 5, deviceName: target.deviceName });
+			const [[updated]] = await run({
+				operation: 'update',
+				asset: { __rl: true, mode: 'id', value: target.id },
+				updateFields: { netPrice: 5 },
+				fieldsToClear: ['notes'],
+			});
+			expect(apiCalls()[0]).toMatchObject({
+				method: 'PATCH',
+				path: `/api/assets/v1/${target.id}`,
+				body: { netPrice: 5, notes: null },
+			});
+			expect(updated.json).toMatchObject({
+				id: target.id,
+				netPrice: 5,
+				deviceName: target.deviceName,
+			});
 			expect(updated.json.notes).toBeUndefined();
-			await expect(run({ operation: 'update', asset: { __rl: true, mode: 'id', value: target.id } })).rejects.toThrow('nothing to change');
+			await expect(
+				run({ operation: 'update', asset: { __rl: true, mode: 'id', value: target.id } }),
+			).rejects.toThrow('nothing to change');
 		});
 
 		test('Delete, then delete again: 404, or a quiet success when asked', async () => {
 			const target = sandbox.store.assets.all()[0];
 			const locator = { __rl: true, mode: 'id', value: target.id };
-			expect((await run({ operation: 'delete', asset: locator }))[0][0].json).toEqual({ id: target.id, deleted: true });
-			await expect(run({ operation: 'delete', asset: locator })).rejects.toThrow(`Could not delete asset ${target.id}: it was not found (HTTP 404)`);
-			expect((await run({ operation: 'delete', asset: locator, options: { ignoreNotFound: true } }))[0][0].json).toEqual({ id: target.id, deleted: false, notFound: true });
+			expect((await run({ operation: 'delete', asset: locator }))[0][0].json).toEqual({
+				id: target.id,
+				deleted: true,
+			});
+			await expect(run({ operation: 'delete', asset: locator })).rejects.toThrow(
+				`Could not delete asset ${target.id}: it was not found (HTTP 404)`,
+			);
+			expect(
+				(
+					await run({ operation: 'delete', asset: locator, options: { ignoreNotFound: true } })
+				)[0][0].json,
+			).toEqual({ id: target.id, deleted: false, notFound: true });
 		});
 	});
 });

@@ -7,14 +7,23 @@ import { runListSearch, runNode, sandboxCredential, type CredentialStore } from 
 
 const contracts = new StockroomContract();
 const users = new StockroomUser();
-const required = { externalId: 'CT-1', ref: 'PO-1', type: 'MSA', vendorName: 'Agilebits Inc', agreementDate: '2024-03-01T00:00:00' };
+const required = {
+	externalId: 'CT-1',
+	ref: 'PO-1',
+	type: 'MSA',
+	vendorName: 'Agilebits Inc',
+	agreementDate: '2024-03-01T00:00:00',
+};
 
 describe('Stockroom Contract and User nodes against the sandbox', () => {
 	let sandbox: Sandbox;
 	let credential: CredentialStore;
-	const runContract = (parameters: IDataObject, extra: { input?: IDataObject[]; continueOnFail?: boolean } = {}) =>
-		runNode(contracts, { parameters: parameters as never, credential, ...extra });
-	const runUser = (parameters: IDataObject) => runNode(users, { parameters: parameters as never, credential });
+	const runContract = (
+		parameters: IDataObject,
+		extra: { input?: IDataObject[]; continueOnFail?: boolean } = {},
+	) => runNode(contracts, { parameters: parameters as never, credential, ...extra });
+	const runUser = (parameters: IDataObject) =>
+		runNode(users, { parameters: parameters as never, credential });
 	const apiCalls = () => sandbox.journal().filter((entry) => entry.path.startsWith('/api/'));
 
 	beforeAll(async () => {
@@ -34,13 +43,26 @@ describe('Stockroom Contract and User nodes against the sandbox', () => {
 			filterMode: 'manual',
 			matchType: 'all',
 			conditions: { condition: [{ field: 'isAutomaticRenewal', operator: 'isTrue' }] },
-			listConditions: { condition: [{ field: 'unitCount', operator: 'gt', numberValue: 10 }, { field: 'currency', operator: 'eq', currencyValue: 'USD' }] },
+			listConditions: {
+				condition: [
+					{ field: 'unitCount', operator: 'gt', numberValue: 10 },
+					{ field: 'currency', operator: 'eq', currencyValue: 'USD' },
+				],
+			},
 			listMatchType: 'all',
 		});
-		expect(apiCalls()[0].query.filter).toBe('isAutomaticRenewal eq true and lineItems[unitCount gt 10 and currency eq "USD"]');
+		expect(apiCalls()[0].query.filter).toBe(
+			'isAutomaticRenewal eq true and lineItems[unitCount gt 10 and currency eq "USD"]',
+		);
 		const expected = sandbox.store.contracts
 			.all()
-			.filter((contract) => contract.isAutomaticRenewal === true && (contract.lineItems as IDataObject[]).some((line) => Number(line.unitCount) > 10 && line.currency === 'USD'));
+			.filter(
+				(contract) =>
+					contract.isAutomaticRenewal === true &&
+					(contract.lineItems as IDataObject[]).some(
+						(line) => Number(line.unitCount) > 10 && line.currency === 'USD',
+					),
+			);
 		expect(items.map((item) => item.json.id)).toEqual(expected.map((contract) => contract.id));
 		expect(items.length).toBeGreaterThan(0);
 	});
@@ -49,15 +71,25 @@ describe('Stockroom Contract and User nodes against the sandbox', () => {
 		const [[created]] = await runContract({
 			operation: 'upsert',
 			...required,
-			additionalFields: { renewalDate: '2025-03-01T00:00:00', terminationNoticeDays: 30, businessOwnerEmail: 'owner@example.com' },
+			additionalFields: {
+				renewalDate: '2025-03-01T00:00:00',
+				terminationNoticeDays: 30,
+				businessOwnerEmail: 'owner@example.com',
+			},
 			lineItemsUi: {
 				values: [
-					{ externalId: 'L-1', description: 'Seats', additionalFields: { unitCount: 100, amount: 8, currency: 'USD' } },
+					{
+						externalId: 'L-1',
+						description: 'Seats',
+						additionalFields: { unitCount: 100, amount: 8, currency: 'USD' },
+					},
 					{ description: 'Onboarding', additionalFields: { amount: 500 } },
 					{ description: 'Support' },
 				],
 			},
-			documentsUi: { values: [{ linkUrl: 'https://docs.example.com/msa.pdf', description: 'Signed MSA' }] },
+			documentsUi: {
+				values: [{ linkUrl: 'https://docs.example.com/msa.pdf', description: 'Signed MSA' }],
+			},
 		});
 		expect(apiCalls()[0].body).toEqual({
 			...required,
@@ -77,16 +109,35 @@ describe('Stockroom Contract and User nodes against the sandbox', () => {
 		const [[updated]] = await runContract({
 			operation: 'upsert',
 			...required,
-			lineItemsUi: { values: [{ externalId: 'L-1', description: 'Seats', additionalFields: { unitCount: 120, amount: 8, currency: 'USD' } }, { description: 'Premium support' }] },
+			lineItemsUi: {
+				values: [
+					{
+						externalId: 'L-1',
+						description: 'Seats',
+						additionalFields: { unitCount: 120, amount: 8, currency: 'USD' },
+					},
+					{ description: 'Premium support' },
+				],
+			},
 		});
 		expect(updated.json.id).toBe(created.json.id);
-		expect((updated.json.lineItems as IDataObject[]).map((line) => [line.externalId, line.description, line.unitCount])).toEqual([
+		expect(
+			(updated.json.lineItems as IDataObject[]).map((line) => [
+				line.externalId,
+				line.description,
+				line.unitCount,
+			]),
+		).toEqual([
 			['L-1', 'Seats', 120],
 			[undefined, 'Premium support', undefined],
 		]);
 		// documents were not sent: they are kept
 		expect(updated.json.documents).toEqual(created.json.documents);
-		const [[cleared]] = await runContract({ operation: 'upsert', ...required, options: { clearLineItems: true } });
+		const [[cleared]] = await runContract({
+			operation: 'upsert',
+			...required,
+			options: { clearLineItems: true },
+		});
 		expect(cleared.json.lineItems).toEqual([]);
 	});
 
@@ -94,33 +145,64 @@ describe('Stockroom Contract and User nodes against the sandbox', () => {
 		const error = await runContract({
 			operation: 'upsert',
 			...required,
-			lineItemsUi: { values: [{ externalId: 'DUP', description: 'One' }, { externalId: 'DUP', description: 'Two' }] },
+			lineItemsUi: {
+				values: [
+					{ externalId: 'DUP', description: 'One' },
+					{ externalId: 'DUP', description: 'Two' },
+				],
+			},
 		}).catch((caught: Error & { description?: string; httpCode?: string }) => caught);
 		expect(error).toBeInstanceOf(Error);
 		const failure = error as Error & { description: string; httpCode: string };
-		expect(failure.message).toBe('Could not create or update the contract "CT-1": One or more validation errors occurred.');
+		expect(failure.message).toBe(
+			'Could not create or update the contract "CT-1": One or more validation errors occurred.',
+		);
 		expect(failure.httpCode).toBe('400');
-		expect(failure.description).toMatch(/^lineItems\[1\]\.externalId: .+\n\(HTTP 400, trace ID 00-[0-9a-f]{32}-[0-9a-f]{16}-00\)$/);
+		expect(failure.description).toMatch(
+			/^lineItems\[1\]\.externalId: .+\n\(HTTP 400, trace ID 00-[0-9a-f]{32}-[0-9a-f]{16}-00\)$/,
+		);
 	});
 
 	test('Get and Delete by ID or External ID', async () => {
 		const target = sandbox.store.contracts.all()[5];
-		const [[byExternalId]] = await runContract({ operation: 'get', contract: { __rl: true, mode: 'externalId', value: target.externalId } });
+		const [[byExternalId]] = await runContract({
+			operation: 'get',
+			contract: { __rl: true, mode: 'externalId', value: target.externalId },
+		});
 		expect(byExternalId.json).toEqual(target);
-		const [[deleted]] = await runContract({ operation: 'delete', contract: { __rl: true, mode: 'externalId', value: target.externalId } });
+		const [[deleted]] = await runContract({
+			operation: 'delete',
+			contract: { __rl: true, mode: 'externalId', value: target.externalId },
+		});
 		expect(deleted.json).toEqual({ externalId: target.externalId, deleted: true });
-		expect(apiCalls().at(-1)).toMatchObject({ method: 'DELETE', path: `/api/contracts/v1/${encodeURIComponent(String(target.externalId))}`, status: 204 });
-		await expect(runContract({ operation: 'get', contract: { __rl: true, mode: 'id', value: target.id } })).rejects.toThrow('it was not found (HTTP 404)');
-		const [[quiet]] = await runContract({ operation: 'delete', contract: { __rl: true, mode: 'id', value: target.id }, options: { ignoreNotFound: true } });
+		expect(apiCalls().at(-1)).toMatchObject({
+			method: 'DELETE',
+			path: `/api/contracts/v1/${encodeURIComponent(String(target.externalId))}`,
+			status: 204,
+		});
+		await expect(
+			runContract({ operation: 'get', contract: { __rl: true, mode: 'id', value: target.id } }),
+		).rejects.toThrow('it was not found (HTTP 404)');
+		const [[quiet]] = await runContract({
+			operation: 'delete',
+			contract: { __rl: true, mode: 'id', value: target.id },
+			options: { ignoreNotFound: true },
+		});
 		expect(quiet.json).toEqual({ id: target.id, deleted: false, notFound: true });
 	});
 
 	test('User Get Many pages with startIndex and count until totalResults', async () => {
-		const [items] = await runUser({ operation: 'getAll', returnAll: true, options: { pageSize: 20 } });
+		const [items] = await runUser({
+			operation: 'getAll',
+			returnAll: true,
+			options: { pageSize: 20 },
+		});
 		const all = sandbox.store.users.all();
 		expect(items.map((item) => item.json.id)).toEqual(all.map((user) => user.id));
 		const calls = apiCalls();
-		expect(calls.map((call) => call.query.startIndex)).toEqual(Array.from({ length: Math.ceil(all.length / 20) }, (_, i) => String(1 + i * 20)));
+		expect(calls.map((call) => call.query.startIndex)).toEqual(
+			Array.from({ length: Math.ceil(all.length / 20) }, (_, i) => String(1 + i * 20)),
+		);
 		expect(calls.every((call) => call.query.count === '20')).toBe(true);
 	});
 
@@ -131,26 +213,52 @@ describe('Stockroom Contract and User nodes against the sandbox', () => {
 			returnAll: false,
 			limit: 5,
 			filterMode: 'manual',
-			conditions: { condition: [{ field: 'userName', operator: 'eq', value: String(someone.userName).toUpperCase() }] },
+			conditions: {
+				condition: [
+					{ field: 'userName', operator: 'eq', value: String(someone.userName).toUpperCase() },
+				],
+			},
 		});
-		expect(apiCalls()[0].query).toMatchObject({ filter: `userName eq ${JSON.stringify(String(someone.userName).toUpperCase())}`, startIndex: '1', count: '5' });
+		expect(apiCalls()[0].query).toMatchObject({
+			filter: `userName eq ${JSON.stringify(String(someone.userName).toUpperCase())}`,
+			startIndex: '1',
+			count: '5',
+		});
 		expect(items.map((item) => item.json.id)).toEqual([someone.id]);
-		const [[user]] = await runUser({ operation: 'get', user: { __rl: true, mode: 'id', value: someone.id } });
+		const [[user]] = await runUser({
+			operation: 'get',
+			user: { __rl: true, mode: 'id', value: someone.id },
+		});
 		expect(user.json).toEqual(someone);
 	});
 
 	test('the resource locators list records, searched by text', async () => {
 		const someone = sandbox.store.users.all()[3];
-		const found = await runListSearch(users, 'searchUsers', { credential, filter: String(someone.name && (someone.name as IDataObject).familyName) });
+		const found = await runListSearch(users, 'searchUsers', {
+			credential,
+			filter: String(someone.name && (someone.name as IDataObject).familyName),
+		});
 		expect(found.results.map((result) => result.value)).toContain(someone.id);
 		const all = sandbox.store.contracts.all();
-		const page = await runListSearch(contracts, 'searchContracts', { credential, filter: String(all[2].ref) });
+		const page = await runListSearch(contracts, 'searchContracts', {
+			credential,
+			filter: String(all[2].ref),
+		});
 		expect(page.results.map((result) => result.value)).toContain(all[2].id);
 		const assets = sandbox.store.assets.all();
 		const first = await runListSearch(new StockroomAsset(), 'searchAssets', { credential });
-		expect(first.results.map((result) => result.value)).toEqual(assets.slice(0, 50).map((asset) => asset.id));
-		const second = await runListSearch(new StockroomAsset(), 'searchAssets', { credential, paginationToken: first.paginationToken });
-		expect(second.results.map((result) => result.value)).toEqual(assets.slice(50, 100).map((asset) => asset.id));
-		expect(second.results[0].name).toBe(`${String(assets[50].deviceName)} (${String(assets[50].externalId)})`);
+		expect(first.results.map((result) => result.value)).toEqual(
+			assets.slice(0, 50).map((asset) => asset.id),
+		);
+		const second = await runListSearch(new StockroomAsset(), 'searchAssets', {
+			credential,
+			paginationToken: first.paginationToken,
+		});
+		expect(second.results.map((result) => result.value)).toEqual(
+			assets.slice(50, 100).map((asset) => asset.id),
+		);
+		expect(second.results[0].name).toBe(
+			`${String(assets[50].deviceName)} (${String(assets[50].externalId)})`,
+		);
 	});
 });

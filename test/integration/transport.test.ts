@@ -8,7 +8,9 @@ const node = new StockroomAsset();
 const listAll = { operation: 'getAll', returnAll: true } as const;
 
 /** The error a run ends with, or a failure when it does not fail. */
-async function failureOf(run: Promise<unknown>): Promise<Error & { description?: string; httpCode?: string }> {
+async function failureOf(
+	run: Promise<unknown>,
+): Promise<Error & { description?: string; httpCode?: string }> {
 	const outcome = await run.then(
 		() => undefined,
 		(error: Error) => error,
@@ -20,7 +22,11 @@ async function failureOf(run: Promise<unknown>): Promise<Error & { description?:
 describe('transport: tokens, retries and errors through n8n-core', () => {
 	let sandbox: Sandbox;
 	beforeAll(async () => {
-		sandbox = await createSandbox({ clients: [{ id: 'reader', secret: 'reader-secret', scopes: ['Users.Read', 'Contracts.Read'] }] });
+		sandbox = await createSandbox({
+			clients: [
+				{ id: 'reader', secret: 'reader-secret', scopes: ['Users.Read', 'Contracts.Read'] },
+			],
+		});
 	});
 	afterAll(() => sandbox.close());
 	beforeEach(() => {
@@ -34,7 +40,9 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 		await runNode(node, { parameters: listAll, credential });
 		await runNode(node, { parameters: listAll, credential });
 		expect(tokenRequests()).toHaveLength(1);
-		expect(tokenRequests()[0].body).toBe('grant_type=client_credentials&scope=Assets.Read%20Assets.Write%20Contracts.Read%20Contracts.Write%20Users.Read');
+		expect(tokenRequests()[0].body).toBe(
+			'grant_type=client_credentials&scope=Assets.Read%20Assets.Write%20Contracts.Read%20Contracts.Write%20Users.Read',
+		);
 		expect(credential.oauthTokenData).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
 	});
 
@@ -50,7 +58,9 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 		credential.oauthTokenData = { ...credential.oauthTokenData, access_token: 'revoked-token' };
 		const [items] = await runNode(node, { parameters: listAll, credential });
 		expect(items).toHaveLength(sandbox.store.assets.size);
-		expect(sandbox.journal().map((entry) => `${entry.method} ${entry.path} ${entry.status}`)).toEqual([
+		expect(
+			sandbox.journal().map((entry) => `${entry.method} ${entry.path} ${entry.status}`),
+		).toEqual([
 			'POST /connect/token 200',
 			'GET /api/assets/v1 200',
 			'GET /api/assets/v1 401',
@@ -60,25 +70,64 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 	});
 
 	test('a wrong secret, a scope the app lacks and a missing scope each say what to fix', async () => {
-		const wrongSecret = await failureOf(runNode(node, { parameters: listAll, credential: sandboxCredential(sandbox, { clientSecret: 'nope' }) }));
-		expect(wrongSecret.message).toBe('Could not list assets: the service rejected the client ID or client secret (invalid_client)');
-		expect(wrongSecret.description).toBe('Open the Stockroom credential and check Client ID and Client Secret.');
+		const wrongSecret = await failureOf(
+			runNode(node, {
+				parameters: listAll,
+				credential: sandboxCredential(sandbox, { clientSecret: 'nope' }),
+			}),
+		);
+		expect(wrongSecret.message).toBe(
+			'Could not list assets: the service rejected the client ID or client secret (invalid_client)',
+		);
+		expect(wrongSecret.description).toBe(
+			'Open the Stockroom credential and check Client ID and Client Secret.',
+		);
 
 		const reader = { clientId: 'reader', clientSecret: 'reader-secret' };
-		const wrongScope = await failureOf(runNode(node, { parameters: listAll, credential: sandboxCredential(sandbox, { ...reader, scopes: ['Assets.Read'] }) }));
-		expect(wrongScope.message).toBe('Could not list assets: the service refused the requested scopes (invalid_scope)');
+		const wrongScope = await failureOf(
+			runNode(node, {
+				parameters: listAll,
+				credential: sandboxCredential(sandbox, { ...reader, scopes: ['Assets.Read'] }),
+			}),
+		);
+		expect(wrongScope.message).toBe(
+			'Could not list assets: the service refused the requested scopes (invalid_scope)',
+		);
 
-		const missingScope = await failureOf(runNode(node, { parameters: listAll, credential: sandboxCredential(sandbox, { ...reader, scopes: [] }) }));
-		expect(missingScope.message).toBe('Could not list assets: the credential lacks the Assets.Read scope (HTTP 403)');
-		expect(missingScope.description).toMatch(/^Grant Assets.Read to the client app and select it in the credential's Scopes\./);
+		const missingScope = await failureOf(
+			runNode(node, {
+				parameters: listAll,
+				credential: sandboxCredential(sandbox, { ...reader, scopes: [] }),
+			}),
+		);
+		expect(missingScope.message).toBe(
+			'Could not list assets: the credential lacks the Assets.Read scope (HTTP 403)',
+		);
+		expect(missingScope.description).toMatch(
+			/^Grant Assets.Read to the client app and select it in the credential's Scopes\./,
+		);
 		expect(missingScope.httpCode).toBe('403');
 	});
 
 	test('a wrong base URL and a non-https base URL', async () => {
-		const refused = await failureOf(runNode(node, { parameters: listAll, credential: sandboxCredential(sandbox, { baseUrl: 'http://127.0.0.1:9' }) }));
-		expect(refused.message).toBe('Could not list assets: the connection was refused at http://127.0.0.1:9');
-		const plainHttp = await failureOf(runNode(node, { parameters: listAll, credential: sandboxCredential(sandbox, { baseUrl: 'http://stockroom.example.com' }) }));
-		expect(plainHttp.message).toContain('Base URL must start with https:// (plain http:// only for localhost, 127.0.0.1 or [::1]), got "http://stockroom.example.com"');
+		const refused = await failureOf(
+			runNode(node, {
+				parameters: listAll,
+				credential: sandboxCredential(sandbox, { baseUrl: 'http://127.0.0.1:9' }),
+			}),
+		);
+		expect(refused.message).toBe(
+			'Could not list assets: the connection was refused at http://127.0.0.1:9',
+		);
+		const plainHttp = await failureOf(
+			runNode(node, {
+				parameters: listAll,
+				credential: sandboxCredential(sandbox, { baseUrl: 'http://stockroom.example.com' }),
+			}),
+		);
+		expect(plainHttp.message).toContain(
+			'Base URL must start with https:// (plain http:// only for localhost, 127.0.0.1 or [::1]), got "http://stockroom.example.com"',
+		);
 	});
 
 	test('502, 503, 504 and dropped connections are retried; a lasting fault fails with the attempts counted', async () => {
@@ -90,12 +139,21 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 		expect(items).toHaveLength(sandbox.store.assets.size);
 
 		sandbox.setFaults('503:1');
-		const lasting = await failureOf(runNode(node, { parameters: { ...listAll, options: { maxAttempts: 2, maxRetryWaitSeconds: 10 } }, credential }));
-		expect(lasting.message).toBe('Could not list assets: the service answered HTTP 503 (An error has occurred) after 2 attempts');
+		const lasting = await failureOf(
+			runNode(node, {
+				parameters: { ...listAll, options: { maxAttempts: 2, maxRetryWaitSeconds: 10 } },
+				credential,
+			}),
+		);
+		expect(lasting.message).toBe(
+			'Could not list assets: the service answered HTTP 503 (An error has occurred) after 2 attempts',
+		);
 		sandbox.setFaults('500:1');
 		sandbox.resetStats();
 		const serverFault = await failureOf(runNode(node, { parameters: listAll, credential }));
-		expect(serverFault.message).toBe('Could not list assets: the service answered HTTP 500 (An error has occurred)');
+		expect(serverFault.message).toBe(
+			'Could not list assets: the service answered HTTP 500 (An error has occurred)',
+		);
 		// a 500 is not retried: the request might have been carried out
 		expect(sandbox.journal().filter((entry) => entry.path.startsWith('/api/'))).toHaveLength(1);
 	}, 30_000);
@@ -103,8 +161,15 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 	test('a Retry-After longer than the retry budget fails at once with advice', async () => {
 		const credential = sandboxCredential(sandbox);
 		sandbox.setFaults('429:1');
-		const limited = await failureOf(runNode(node, { parameters: { ...listAll, options: { maxRetryWaitSeconds: 0 } }, credential }));
-		expect(limited.message).toBe('Could not list assets: the service is still rate limiting after 1 attempts (HTTP 429)');
+		const limited = await failureOf(
+			runNode(node, {
+				parameters: { ...listAll, options: { maxRetryWaitSeconds: 0 } },
+				credential,
+			}),
+		);
+		expect(limited.message).toBe(
+			'Could not list assets: the service is still rate limiting after 1 attempts (HTTP 429)',
+		);
 		expect(limited.description).toMatch(/Max Retry Wait/);
 	});
 
@@ -113,8 +178,15 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 		await runNode(node, { parameters: listAll, credential });
 		const token = String((credential.oauthTokenData as IDataObject).access_token);
 		sandbox.setFaults('503:1');
-		const error = await failureOf(runNode(node, { parameters: { ...listAll, options: { maxAttempts: 1 } }, credential }));
-		const everything = JSON.stringify({ ...error, message: error.message, description: error.description, stack: error.stack });
+		const error = await failureOf(
+			runNode(node, { parameters: { ...listAll, options: { maxAttempts: 1 } }, credential }),
+		);
+		const everything = JSON.stringify({
+			...error,
+			message: error.message,
+			description: error.description,
+			stack: error.stack,
+		});
 		expect(everything).not.toContain(token);
 		expect(everything).not.toContain(sandbox.client.secret);
 	});
@@ -129,10 +201,17 @@ describe('base URLs', () => {
 		['http://[::1]:8080/', 'http://[::1]:8080'],
 	])('%j is accepted as %j', (input, expected) => expect(normalizeBaseUrl(input)).toBe(expected));
 
-	test.each(['http://api.example.com', 'ftp://x', 'api.example.com', ''])('%j is refused', (input) => expect(() => normalizeBaseUrl(input)).toThrow(/Base URL must/));
+	test.each(['http://api.example.com', 'ftp://x', 'api.example.com', ''])(
+		'%j is refused',
+		(input) => expect(() => normalizeBaseUrl(input)).toThrow(/Base URL must/),
+	);
 
-	test('next links are followed on the credential\'s own origin', () => {
-		expect(onBaseOrigin('http://internal:8080/api/assets/v1?after=x', 'https://api.example.com')).toBe('https://api.example.com/api/assets/v1?after=x');
-		expect(onBaseOrigin('https://api.example.com/api/assets/v1?after=x', 'https://api.example.com/eu')).toBe('https://api.example.com/api/assets/v1?after=x');
+	test("next links are followed on the credential's own origin", () => {
+		expect(
+			onBaseOrigin('http://internal:8080/api/assets/v1?after=x', 'https://api.example.com'),
+		).toBe('https://api.example.com/api/assets/v1?after=x');
+		expect(
+			onBaseOrigin('https://api.example.com/api/assets/v1?after=x', 'https://api.example.com/eu'),
+		).toBe('https://api.example.com/api/assets/v1?after=x');
 	});
 });

@@ -6,7 +6,11 @@ import { runPoll, sandboxCredential, type CredentialStore } from '../helpers/n8n
 
 const trigger = new StockroomTrigger();
 const LOOKBACK = 5 * 60_000;
-const parameters = { resource: 'assets', event: 'assetSynced', options: { pageSize: 7, maxAttempts: 1 } };
+const parameters = {
+	resource: 'assets',
+	event: 'assetSynced',
+	options: { pageSize: 7, maxAttempts: 1 },
+};
 
 /** One step of a random history: a sync, a poll (maybe failing), or time passing. */
 type Step =
@@ -15,9 +19,29 @@ type Step =
 	| { kind: 'wait'; ms: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-	{ weight: 5, arbitrary: fc.record({ kind: fc.constant('sync' as const), asset: fc.integer({ min: 0, max: 11 }), lateBy: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: LOOKBACK / 2 })), tieWithLast: fc.boolean() }) },
-	{ weight: 3, arbitrary: fc.record({ kind: fc.constant('poll' as const), fault: fc.constantFrom('none' as const, 'none' as const, '500' as const, 'reset' as const) }) },
-	{ weight: 2, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 1, max: 3 * 60_000 }) }) },
+	{
+		weight: 5,
+		arbitrary: fc.record({
+			kind: fc.constant('sync' as const),
+			asset: fc.integer({ min: 0, max: 11 }),
+			lateBy: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: LOOKBACK / 2 })),
+			tieWithLast: fc.boolean(),
+		}),
+	},
+	{
+		weight: 3,
+		arbitrary: fc.record({
+			kind: fc.constant('poll' as const),
+			fault: fc.constantFrom('none' as const, 'none' as const, '500' as const, 'reset' as const),
+		}),
+	},
+	{
+		weight: 2,
+		arbitrary: fc.record({
+			kind: fc.constant('wait' as const),
+			ms: fc.integer({ min: 1, max: 3 * 60_000 }),
+		}),
+	},
 );
 
 describe('trigger property: every change is emitted exactly once', () => {
@@ -34,23 +58,31 @@ describe('trigger property: every change is emitted exactly once', () => {
 			fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), async (steps) => {
 				sandbox.reset();
 				const staticData: IDataObject = {};
-				const poll = () => runPoll(trigger, { parameters: parameters as never, credential, staticData });
+				const poll = () =>
+					runPoll(trigger, { parameters: parameters as never, credential, staticData });
 				await poll(); // activation: nothing before it counts
 				let clock = Date.now() + 60_000;
 				let lastValue = clock;
 				const current = new Map<string, number>();
 				const observable = new Set<string>();
 				const emitted: string[] = [];
-				const pairs = () => [...current].map(([id, value]) => `${id}@${new Date(value).toISOString()}`);
+				const pairs = () =>
+					[...current].map(([id, value]) => `${id}@${new Date(value).toISOString()}`);
 				const record = (result: Awaited<ReturnType<typeof poll>>) => {
-					for (const item of result?.[0] ?? []) emitted.push(`${String(item.json.id)}@${new Date(String(item.json.lastSyncDtm)).toISOString()}`);
+					for (const item of result?.[0] ?? [])
+						emitted.push(
+							`${String(item.json.id)}@${new Date(String(item.json.lastSyncDtm)).toISOString()}`,
+						);
 				};
 				for (const action of steps) {
 					if (action.kind === 'wait') clock += action.ms;
 					if (action.kind === 'sync') {
 						const asset = sandbox.store.assets.all()[action.asset];
 						// a device's own sync times only move forward
-						const value = Math.max(action.tieWithLast ? lastValue : clock - action.lateBy, (current.get(asset.id) ?? 0) + 1);
+						const value = Math.max(
+							action.tieWithLast ? lastValue : clock - action.lateBy,
+							(current.get(asset.id) ?? 0) + 1,
+						);
 						lastValue = value;
 						current.set(asset.id, value);
 						sandbox.store.assets.put({ ...asset, lastSyncDtm: new Date(value).toISOString() });

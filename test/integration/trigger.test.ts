@@ -13,9 +13,12 @@ describe('Stockroom Trigger against the sandbox', () => {
 	let credential: CredentialStore;
 	let staticData: IDataObject;
 	const assetSynced = { resource: 'assets', event: 'assetSynced' };
-	const poll = (parameters: IDataObject = assetSynced, extra: { mode?: 'manual'; budgetMs?: number } = {}) =>
-		runPoll(trigger, { parameters: parameters as never, credential, staticData, ...extra });
-	const emittedIds = (result: Awaited<ReturnType<typeof poll>>) => (result ? result[0].map((item) => item.json.id) : []);
+	const poll = (
+		parameters: IDataObject = assetSynced,
+		extra: { mode?: 'manual'; budgetMs?: number } = {},
+	) => runPoll(trigger, { parameters: parameters as never, credential, staticData, ...extra });
+	const emittedIds = (result: Awaited<ReturnType<typeof poll>>) =>
+		result ? result[0].map((item) => item.json.id) : [];
 	const apiCalls = () => sandbox.journal().filter((entry) => entry.path.startsWith('/api/'));
 	/** Sets an asset's lastSyncDtm directly in the store, as a device-management sync would. */
 	const sync = (index: number, at: number) => {
@@ -38,12 +41,17 @@ describe('Stockroom Trigger against the sandbox', () => {
 	test('first activation emits nothing old; a poll with no changes costs one request', async () => {
 		sync(0, Date.now() - MINUTE); // recent, but from before activation
 		expect(await poll()).toBeNull();
-		expect(staticData.changes).toMatchObject({ key: 'assets:assetSynced', cursor: expect.any(String) });
+		expect(staticData.changes).toMatchObject({
+			key: 'assets:assetSynced',
+			cursor: expect.any(String),
+		});
 		sandbox.resetStats();
 		expect(await poll()).toBeNull();
 		const calls = apiCalls();
 		expect(calls).toHaveLength(1);
-		expect(calls[0].query.filter).toMatch(/^lastSyncDtm ge "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"$/);
+		expect(calls[0].query.filter).toMatch(
+			/^lastSyncDtm ge "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"$/,
+		);
 	});
 
 	test('each sync is emitted once, with the event name; ties on the cursor are neither lost nor repeated', async () => {
@@ -52,7 +60,11 @@ describe('Stockroom Trigger against the sandbox', () => {
 		const first = sync(1, at);
 		const result = await poll();
 		expect(emittedIds(result)).toEqual([first]);
-		expect(result![0][0].json).toMatchObject({ id: first, event: 'assetSynced', lastSyncDtm: iso(at) });
+		expect(result![0][0].json).toMatchObject({
+			id: first,
+			event: 'assetSynced',
+			lastSyncDtm: iso(at),
+		});
 		expect((staticData.changes as IDataObject).cursor).toBe(iso(at));
 		// another asset syncing at exactly the cursor's instant
 		const tie = sync(2, at);
@@ -77,9 +89,15 @@ describe('Stockroom Trigger against the sandbox', () => {
 	});
 
 	test('the user filter is combined with the window on the server side', async () => {
-		const parameters = { ...assetSynced, filterMode: 'expression', filterExpression: 'status eq "Deployed" or hardwareVendor eq "Dell"' };
+		const parameters = {
+			...assetSynced,
+			filterMode: 'expression',
+			filterExpression: 'status eq "Deployed" or hardwareVendor eq "Dell"',
+		};
 		await poll(parameters);
-		expect(apiCalls().at(-1)?.query.filter).toMatch(/^\(status eq "Deployed" or hardwareVendor eq "Dell"\) and lastSyncDtm ge "/);
+		expect(apiCalls().at(-1)?.query.filter).toMatch(
+			/^\(status eq "Deployed" or hardwareVendor eq "Dell"\) and lastSyncDtm ge "/,
+		);
 	});
 
 	test('a failed poll leaves the state as it was, and the next poll emits the change', async () => {
@@ -105,8 +123,11 @@ describe('Stockroom Trigger against the sandbox', () => {
 		const first = await poll(parameters, { budgetMs: 0 });
 		emitted.push(...emittedIds(first));
 		expect(emitted).toHaveLength(100);
-		expect(staticData.changes).toMatchObject({ resume: { next: expect.stringContaining('after=') } });
-		for (let polls = 0; polls < 5 && (staticData.changes as IDataObject).resume; polls++) emitted.push(...emittedIds(await poll(parameters, { budgetMs: 0 })));
+		expect(staticData.changes).toMatchObject({
+			resume: { next: expect.stringContaining('after=') },
+		});
+		for (let polls = 0; polls < 5 && (staticData.changes as IDataObject).resume; polls++)
+			emitted.push(...emittedIds(await poll(parameters, { budgetMs: 0 })));
 		expect(emitted).toEqual(changed);
 		expect((staticData.changes as IDataObject).cursor).toBe(iso(at + changed.length - 1));
 		expect(await poll(parameters)).toBeNull();
@@ -115,7 +136,12 @@ describe('Stockroom Trigger against the sandbox', () => {
 	test('Include existing records emits the most recent ones, up to the cap', async () => {
 		const base = Date.now() - 60 * MINUTE;
 		const ids = [0, 1, 2].map((index) => sync(index, base + index * MINUTE));
-		const result = await poll({ ...assetSynced, filterMode: 'expression', filterExpression: 'lastSyncDtm ge "' + iso(base) + '"', options: { firstRun: 'includeExisting', maxExisting: 2 } });
+		const result = await poll({
+			...assetSynced,
+			filterMode: 'expression',
+			filterExpression: 'lastSyncDtm ge "' + iso(base) + '"',
+			options: { firstRun: 'includeExisting', maxExisting: 2 },
+		});
 		expect(emittedIds(result)).toEqual([ids[2], ids[1]]);
 		expect(await poll()).toBeNull();
 	});
@@ -125,9 +151,16 @@ describe('Stockroom Trigger against the sandbox', () => {
 		const result = await poll(assetSynced, { mode: 'manual' });
 		expect(emittedIds(result)).toEqual([id]);
 		expect(staticData).toEqual({});
-		await expect(poll({ ...assetSynced, filterMode: 'expression', filterExpression: 'deviceName eq "no such device"' }, { mode: 'manual' })).rejects.toThrow(
-			'Nothing to show yet: no asset matches the event and filter',
-		);
+		await expect(
+			poll(
+				{
+					...assetSynced,
+					filterMode: 'expression',
+					filterExpression: 'deviceName eq "no such device"',
+				},
+				{ mode: 'manual' },
+			),
+		).rejects.toThrow('Nothing to show yet: no asset matches the event and filter');
 	});
 
 	test('Record Changed reads the window with since; each write is emitted once', async () => {
@@ -142,7 +175,9 @@ describe('Stockroom Trigger against the sandbox', () => {
 		});
 		expect(response.status).toBe(200);
 		const result = await poll(parameters);
-		expect(result![0].map((item) => [item.json.id, item.json.notes, item.json.event])).toEqual([[contract.id, 'changed', 'recordChanged']]);
+		expect(result![0].map((item) => [item.json.id, item.json.notes, item.json.event])).toEqual([
+			[contract.id, 'changed', 'recordChanged'],
+		]);
 		expect(apiCalls().at(-1)?.query).toMatchObject({ since: expect.stringMatching(/Z$/) });
 		expect(apiCalls().at(-1)?.query.filter).toBeUndefined();
 		expect(await poll(parameters)).toBeNull();
@@ -163,19 +198,41 @@ describe('Stockroom Trigger against the sandbox', () => {
 		const parameters = { resource: 'contracts', event: 'renewalNoticeDue', withinDays: 30 };
 		const today = new Date().toISOString().slice(0, 10);
 		// nothing is due at first: every seeded renewal lies in the past
-		for (const contract of sandbox.store.contracts.all()) sandbox.store.contracts.put({ ...contract, renewalDate: '2020-01-01T00:00:00Z' });
+		for (const contract of sandbox.store.contracts.all())
+			sandbox.store.contracts.put({ ...contract, renewalDate: '2020-01-01T00:00:00Z' });
 		expect(await poll(parameters)).toBeNull();
 		const [soon, later, noNotice] = sandbox.store.contracts.all();
-		sandbox.store.contracts.put({ ...soon, renewalDate: `${addDays(today, 100)}T00:00:00Z`, terminationNoticeDays: 90 });
-		sandbox.store.contracts.put({ ...later, renewalDate: `${addDays(today, 200)}T00:00:00Z`, terminationNoticeDays: 90 });
-		sandbox.store.contracts.put({ ...noNotice, renewalDate: `${addDays(today, 20)}T00:00:00Z`, terminationNoticeDays: undefined });
+		sandbox.store.contracts.put({
+			...soon,
+			renewalDate: `${addDays(today, 100)}T00:00:00Z`,
+			terminationNoticeDays: 90,
+		});
+		sandbox.store.contracts.put({
+			...later,
+			renewalDate: `${addDays(today, 200)}T00:00:00Z`,
+			terminationNoticeDays: 90,
+		});
+		sandbox.store.contracts.put({
+			...noNotice,
+			renewalDate: `${addDays(today, 20)}T00:00:00Z`,
+			terminationNoticeDays: undefined,
+		});
 		const result = await poll(parameters);
-		expect(result![0].map((item) => [item.json.id, item.json.noticeDeadline, item.json.daysUntilNoticeDeadline])).toEqual([
+		expect(
+			result![0].map((item) => [
+				item.json.id,
+				item.json.noticeDeadline,
+				item.json.daysUntilNoticeDeadline,
+			]),
+		).toEqual([
 			[soon.id, addDays(today, 10), 10],
 			[noNotice.id, addDays(today, 20), 20],
 		]);
 		expect(await poll(parameters)).toBeNull();
-		sandbox.store.contracts.put({ ...sandbox.store.contracts.get(soon.id)!, renewalDate: `${addDays(today, 101)}T00:00:00Z` });
+		sandbox.store.contracts.put({
+			...sandbox.store.contracts.get(soon.id)!,
+			renewalDate: `${addDays(today, 101)}T00:00:00Z`,
+		});
 		expect(emittedIds(await poll(parameters))).toEqual([soon.id]);
 	});
 });

@@ -87,15 +87,33 @@ describe('in-process API', () => {
 	test('the journal records each request with its query, body and status, never a secret', async () => {
 		h.sandbox.resetStats();
 		await h.api.put('/api/assets/v1', newAsset('journalled'));
-		await h.api.get('/api/assets/v1', { params: { filter: 'externalId eq "journalled"', limit: 5 } });
-		await h.anonymous.post('/connect/token', 'grant_type=client_credentials&client_id=stockroom-demo&client_secret=stockroom-demo-secret', {
-			headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-			validateStatus: () => true,
+		await h.api.get('/api/assets/v1', {
+			params: { filter: 'externalId eq "journalled"', limit: 5 },
 		});
+		await h.anonymous.post(
+			'/connect/token',
+			'grant_type=client_credentials&client_id=stockroom-demo&client_secret=stockroom-demo-secret',
+			{
+				headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+				validateStatus: () => true,
+			},
+		);
 		const journal = h.sandbox.journal();
-		expect(journal[0]).toMatchObject({ method: 'PUT', path: '/api/assets/v1', body: newAsset('journalled'), status: 200 });
-		expect(journal[1]).toMatchObject({ method: 'GET', path: '/api/assets/v1', query: { filter: 'externalId eq "journalled"', limit: '5' }, status: 200 });
-		expect(journal[2].body).toBe('grant_type=client_credentials&client_id=stockroom-demo&client_secret=[redacted]');
+		expect(journal[0]).toMatchObject({
+			method: 'PUT',
+			path: '/api/assets/v1',
+			body: newAsset('journalled'),
+			status: 200,
+		});
+		expect(journal[1]).toMatchObject({
+			method: 'GET',
+			path: '/api/assets/v1',
+			query: { filter: 'externalId eq "journalled"', limit: '5' },
+			status: 200,
+		});
+		expect(journal[2].body).toBe(
+			'grant_type=client_credentials&client_id=stockroom-demo&client_secret=[redacted]',
+		);
 		h.sandbox.resetStats();
 		expect(h.sandbox.journal()).toEqual([]);
 	});

@@ -157,7 +157,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
 	const entries = new WeakMap<IncomingMessage, JournalEntry>();
 	function remember(req: IncomingMessage, url: URL): JournalEntry {
-		const entry: JournalEntry = { method: req.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams) };
+		const entry: JournalEntry = {
+			method: req.method ?? 'GET',
+			path: url.pathname,
+			query: Object.fromEntries(url.searchParams),
+		};
 		entries.set(req, entry);
 		journal.push(entry);
 		if (journal.length > JOURNAL_SIZE) journal = journal.slice(-JOURNAL_SIZE);

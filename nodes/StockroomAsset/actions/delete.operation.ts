@@ -1,5 +1,12 @@
-import { NodeApiError, NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeProperties, type JsonObject } from 'n8n-workflow';
-import { readRetryPolicy, retryOptions } from '../../shared/descriptions/common';
+import {
+	NodeApiError,
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+	type JsonObject,
+} from 'n8n-workflow';
+import { optionsProperty, readRetryPolicy } from '../../shared/descriptions/common';
 import { showFor } from '../../shared/descriptions/showFor';
 import { ASSETS_PATH } from '../../shared/resources';
 import { apiRequest, isNotFound, type RetryPolicy } from '../../shared/transport';
@@ -7,23 +14,14 @@ import { assetLocator, resolveAssetId } from '../locator';
 
 const properties: INodeProperties[] = [
 	assetLocator,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Ignore Missing Asset',
-				name: 'ignoreNotFound',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to succeed, with "deleted": false, when the asset does not exist (e.g. it was already deleted)',
-			},
-			...retryOptions,
-		],
-	},
+	optionsProperty({
+		displayName: 'Ignore Missing Asset',
+		name: 'ignoreNotFound',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to succeed, with "deleted": false, when the asset does not exist (e.g. it was already deleted)',
+	}),
 ];
 
 export const description = showFor(['delete'], properties);
@@ -42,11 +40,19 @@ export async function prepare(this: IExecuteFunctions, i: number): Promise<Prepa
 	return { id, label, ignoreNotFound: options.ignoreNotFound === true, retry };
 }
 
-export async function execute(this: IExecuteFunctions, prepared: Prepared, i: number): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	prepared: Prepared,
+	i: number,
+): Promise<IDataObject[]> {
 	const notFound = { id: prepared.id, deleted: false, notFound: true };
 	if (prepared.id === null) {
 		if (prepared.ignoreNotFound) return [notFound];
-		throw new NodeOperationError(this.getNode(), `Could not delete the ${prepared.label}: it does not exist`, { itemIndex: i });
+		throw new NodeOperationError(
+			this.getNode(),
+			`Could not delete the ${prepared.label}: it does not exist`,
+			{ itemIndex: i },
+		);
 	}
 	try {
 		await apiRequest.call(this, 'DELETE', `${ASSETS_PATH}/${prepared.id}`, {

@@ -1,21 +1,16 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
-import { readRetryPolicy, retryOptions } from '../../shared/descriptions/common';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
+import { optionsProperty, readRetryPolicy } from '../../shared/descriptions/common';
 import { showFor } from '../../shared/descriptions/showFor';
 import { ASSETS_PATH } from '../../shared/resources';
 import { apiRequest, type RetryPolicy } from '../../shared/transport';
 import { assetLocator, resolveAssetId } from '../locator';
 
-const properties: INodeProperties[] = [
-	assetLocator,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: retryOptions,
-	},
-];
+const properties: INodeProperties[] = [assetLocator, optionsProperty()];
 
 export const description = showFor(['get'], properties);
 
@@ -31,8 +26,16 @@ export async function prepare(this: IExecuteFunctions, i: number): Promise<Prepa
 	return { id, retry };
 }
 
-export async function execute(this: IExecuteFunctions, { id, retry }: Prepared, i: number): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	{ id, retry }: Prepared,
+	i: number,
+): Promise<IDataObject[]> {
 	return [
-		await apiRequest.call(this, 'GET', `${ASSETS_PATH}/${id}`, { operation: `get asset ${id}`, itemIndex: i, retry }),
+		await apiRequest.call(this, 'GET', `${ASSETS_PATH}/${id}`, {
+			operation: `get asset ${id}`,
+			itemIndex: i,
+			retry,
+		}),
 	];
 }

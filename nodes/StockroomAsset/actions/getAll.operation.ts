@@ -11,17 +11,30 @@ import { customFieldTypes } from '../customFields';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
-	...filterProperties(assetSchema, { loadFieldsMethod: 'getAssetFilterFields', resourceLabel: 'assets' }),
+	...filterProperties(assetSchema, {
+		loadFieldsMethod: 'getAssetFilterFields',
+		resourceLabel: 'assets',
+	}),
 	listOptions('assets', 'the name, serial number, asset tag, vendor, type, notes and assignee'),
 ];
 
 export const description = showFor(['getAll'], properties);
 
-export async function prepare(this: IExecuteFunctions, i: number, cache: ExecutionCache): Promise<ListRequest> {
-	return await readListRequest.call(this, i, assetSchema, { customFieldTypes: customFieldTypes(this, cache, i) });
+export async function prepare(
+	this: IExecuteFunctions,
+	i: number,
+	cache: ExecutionCache,
+): Promise<ListRequest> {
+	return await readListRequest.call(this, i, assetSchema, {
+		customFieldTypes: customFieldTypes(this, cache, i),
+	});
 }
 
-export async function execute(this: IExecuteFunctions, request: ListRequest, i: number): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	request: ListRequest,
+	i: number,
+): Promise<IDataObject[]> {
 	return await collect(
 		paginate.call(this, ASSETS_PATH, request.qs, {
 			operation: 'list assets',

@@ -20,9 +20,19 @@ export const properties: INodeProperties[] = [
 				description: 'Create a new asset, or update the current one if it already exists (upsert)',
 				action: 'Create or update an asset',
 			},
-			{ name: 'Delete', value: 'delete', description: 'Delete an asset', action: 'Delete an asset' },
+			{
+				name: 'Delete',
+				value: 'delete',
+				description: 'Delete an asset',
+				action: 'Delete an asset',
+			},
 			{ name: 'Get', value: 'get', description: 'Get an asset', action: 'Get an asset' },
-			{ name: 'Get Many', value: 'getAll', description: 'Get many assets', action: 'Get many assets' },
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				description: 'Get many assets',
+				action: 'Get many assets',
+			},
 			{
 				name: 'Update',
 				value: 'update',

@@ -1,5 +1,10 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
-import { readRetryPolicy, retryOptions } from '../../shared/descriptions/common';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
+import { optionsProperty, readRetryPolicy } from '../../shared/descriptions/common';
 import { optionalFieldProperties, writableScalars } from '../../shared/descriptions/recordFields';
 import { showFor } from '../../shared/descriptions/showFor';
 import { normalizeRecord } from '../../shared/records';
@@ -24,7 +29,10 @@ const properties: INodeProperties[] = [
 		description: 'Fields to change; fields not listed keep their values',
 		options: optionalFieldProperties(assetSchema, true),
 	},
-	{ ...customFieldsProperty, description: 'Custom fields to set; other custom fields keep their values' },
+	{
+		...customFieldsProperty,
+		description: 'Custom fields to set; other custom fields keep their values',
+	},
 	{
 		displayName: 'Fields to Clear',
 		name: 'fieldsToClear',
@@ -35,14 +43,7 @@ const properties: INodeProperties[] = [
 		default: [],
 		description: 'Fields to empty on the asset',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: retryOptions,
-	},
+	optionsProperty(),
 ];
 
 export const description = showFor(['update'], properties);
@@ -53,19 +54,35 @@ interface Prepared {
 	retry: RetryPolicy;
 }
 
-export async function prepare(this: IExecuteFunctions, i: number, cache: ExecutionCache): Promise<Prepared> {
+export async function prepare(
+	this: IExecuteFunctions,
+	i: number,
+	cache: ExecutionCache,
+): Promise<Prepared> {
 	const retry = readRetryPolicy(this.getNodeParameter('options', i, {}) as IDataObject);
-	const body = normalizeRecord(assetSchema.fields, { ...(this.getNodeParameter('updateFields', i, {}) as IDataObject) }, this.getTimezone());
+	const body = normalizeRecord(
+		assetSchema.fields,
+		{ ...(this.getNodeParameter('updateFields', i, {}) as IDataObject) },
+		this.getTimezone(),
+	);
 	const custom = readCustomFields(this.getNodeParameter('customFieldsUi', i, {}));
 	if (custom) body.customFieldValues = custom;
 	for (const name of this.getNodeParameter('fieldsToClear', i, []) as string[]) {
 		if (name in body) {
-			throw new InvalidItemError('update', [{ path: name, message: 'is both set in Update Fields and listed in Fields to Clear' }]);
+			throw new InvalidItemError('update', [
+				{ path: name, message: 'is both set in Update Fields and listed in Fields to Clear' },
+			]);
 		}
 		body[name] = null;
 	}
 	if (!Object.keys(body).length) {
-		throw new InvalidItemError('update', [{ path: 'Update Fields', message: 'nothing to change: add a field to Update Fields, Custom Fields or Fields to Clear' }]);
+		throw new InvalidItemError('update', [
+			{
+				path: 'Update Fields',
+				message:
+					'nothing to change: add a field to Update Fields, Custom Fields or Fields to Clear',
+			},
+		]);
 	}
 	const issues = validateRecord(assetSchema, body, {
 		mode: 'patch',
@@ -77,8 +94,17 @@ export async function prepare(this: IExecuteFunctions, i: number, cache: Executi
 	return { id, body, retry };
 }
 
-export async function execute(this: IExecuteFunctions, { id, body, retry }: Prepared, i: number): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	{ id, body, retry }: Prepared,
+	i: number,
+): Promise<IDataObject[]> {
 	return [
-		await apiRequest.call(this, 'PATCH', `${ASSETS_PATH}/${id}`, { body, operation: `update asset ${id}`, itemIndex: i, retry }),
+		await apiRequest.call(this, 'PATCH', `${ASSETS_PATH}/${id}`, {
+			body,
+			operation: `update asset ${id}`,
+			itemIndex: i,
+			retry,
+		}),
 	];
 }

@@ -1,6 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { readRetryPolicy, retryOptions } from '../../shared/descriptions/common';
-import { optionalFieldProperties, requiredFieldProperties } from '../../shared/descriptions/recordFields';
+import { optionsProperty, readRetryPolicy } from '../../shared/descriptions/common';
+import {
+	optionalFieldProperties,
+	requiredFieldProperties,
+} from '../../shared/descriptions/recordFields';
 import { showFor, showWhen } from '../../shared/descriptions/showFor';
 import { ASSETS_PATH } from '../../shared/resources';
 import { InvalidItemError, type ExecutionCache } from '../../shared/runItems';
@@ -26,24 +29,15 @@ const properties: INodeProperties[] = [
 		},
 		customFieldsProperty,
 	]),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Ignore Unknown Fields',
-				name: 'ignoreUnknownFields',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to leave out fields of the input item that assets do not have, instead of failing the item',
-				displayOptions: { show: { '/inputMode': ['json'] } },
-			},
-			...retryOptions,
-		],
-	},
+	optionsProperty({
+		displayName: 'Ignore Unknown Fields',
+		name: 'ignoreUnknownFields',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to leave out fields of the input item that assets do not have, instead of failing the item',
+		displayOptions: { show: { '/inputMode': ['json'] } },
+	}),
 ];
 
 export const description = showFor(['upsert'], properties);
@@ -56,7 +50,11 @@ interface Prepared {
 /** Writes are independent per item, so several are in flight at once. */
 export const concurrency = 8;
 
-export async function prepare(this: IExecuteFunctions, i: number, cache: ExecutionCache): Promise<Prepared> {
+export async function prepare(
+	this: IExecuteFunctions,
+	i: number,
+	cache: ExecutionCache,
+): Promise<Prepared> {
 	const options = this.getNodeParameter('options', i, {}) as IDataObject;
 	const { record, unknownFields } = readInputRecord.call(this, i, assetSchema, () => {
 		const fields = readFormFields.call(this, i, assetSchema, requiredFields);
@@ -64,17 +62,24 @@ export async function prepare(this: IExecuteFunctions, i: number, cache: Executi
 		if (custom) fields.customFieldValues = custom;
 		return fields;
 	});
-	const usesCustomFields = record.customFieldValues !== undefined || record.customFields !== undefined;
+	const usesCustomFields =
+		record.customFieldValues !== undefined || record.customFields !== undefined;
 	const issues = validateRecord(assetSchema, record, {
 		mode: 'replace',
 		unknownFields,
-		customFieldDefinitions: usesCustomFields ? await customFieldDefinitions(this, cache, i) : undefined,
+		customFieldDefinitions: usesCustomFields
+			? await customFieldDefinitions(this, cache, i)
+			: undefined,
 	});
 	if (issues.length) throw new InvalidItemError('asset', issues);
 	return { body: record, retry: readRetryPolicy(options) };
 }
 
-export async function execute(this: IExecuteFunctions, { body, retry }: Prepared, i: number): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	{ body, retry }: Prepared,
+	i: number,
+): Promise<IDataObject[]> {
 	return [
 		await apiRequest.call(this, 'PUT', ASSETS_PATH, {
 			body,

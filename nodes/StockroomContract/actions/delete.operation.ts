@@ -1,5 +1,11 @@
-import { NodeApiError, type IDataObject, type IExecuteFunctions, type INodeProperties, type JsonObject } from 'n8n-workflow';
-import { readRetryPolicy, retryOptions } from '../../shared/descriptions/common';
+import {
+	NodeApiError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+	type JsonObject,
+} from 'n8n-workflow';
+import { optionsProperty, readRetryPolicy } from '../../shared/descriptions/common';
 import { showFor } from '../../shared/descriptions/showFor';
 import { CONTRACTS_PATH } from '../../shared/resources';
 import { apiRequest, isNotFound, type RetryPolicy } from '../../shared/transport';
@@ -7,23 +13,14 @@ import { contractKey, contractLocator } from '../locator';
 
 const properties: INodeProperties[] = [
 	contractLocator,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Ignore Missing Contract',
-				name: 'ignoreNotFound',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to succeed, with "deleted": false, when the contract does not exist (e.g. it was already deleted)',
-			},
-			...retryOptions,
-		],
-	},
+	optionsProperty({
+		displayName: 'Ignore Missing Contract',
+		name: 'ignoreNotFound',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to succeed, with "deleted": false, when the contract does not exist (e.g. it was already deleted)',
+	}),
 ];
 
 export const description = showFor(['delete'], properties);
@@ -50,7 +47,11 @@ export async function prepare(this: IExecuteFunctions, i: number): Promise<Prepa
 	};
 }
 
-export async function execute(this: IExecuteFunctions, prepared: Prepared, i: number): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	prepared: Prepared,
+	i: number,
+): Promise<IDataObject[]> {
 	try {
 		await apiRequest.call(this, 'DELETE', `${CONTRACTS_PATH}/${prepared.key}`, {
 			operation: `delete the ${prepared.label}`,

@@ -1,21 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { readRetryPolicy, retryOptions } from '../../shared/descriptions/common';
+import { optionsProperty, readRetryPolicy } from '../../shared/descriptions/common';
 import { showFor } from '../../shared/descriptions/showFor';
 import { CONTRACTS_PATH } from '../../shared/resources';
 import { apiRequest, type RetryPolicy } from '../../shared/transport';
 import { contractKey, contractLocator } from '../locator';
 
-const properties: INodeProperties[] = [
-	contractLocator,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: retryOptions,
-	},
-];
+const properties: INodeProperties[] = [contractLocator, optionsProperty()];
 
 export const description = showFor(['get'], properties);
 
@@ -32,6 +22,16 @@ export async function prepare(this: IExecuteFunctions, i: number): Promise<Prepa
 	};
 }
 
-export async function execute(this: IExecuteFunctions, { key, label, retry }: Prepared, i: number): Promise<IDataObject[]> {
-	return [await apiRequest.call(this, 'GET', `${CONTRACTS_PATH}/${key}`, { operation: `get the ${label}`, itemIndex: i, retry })];
+export async function execute(
+	this: IExecuteFunctions,
+	{ key, label, retry }: Prepared,
+	i: number,
+): Promise<IDataObject[]> {
+	return [
+		await apiRequest.call(this, 'GET', `${CONTRACTS_PATH}/${key}`, {
+			operation: `get the ${label}`,
+			itemIndex: i,
+			retry,
+		}),
+	];
 }

@@ -10,7 +10,10 @@ import { collect, paginate } from '../../shared/transport';
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
 	...filterProperties(contractSchema, { listField: 'lineItems', resourceLabel: 'contracts' }),
-	listOptions('contracts', 'the external ID, reference, vendor name, notes and line item descriptions'),
+	listOptions(
+		'contracts',
+		'the external ID, reference, vendor name, notes and line item descriptions',
+	),
 ];
 
 export const description = showFor(['getAll'], properties);
@@ -19,7 +22,11 @@ export async function prepare(this: IExecuteFunctions, i: number): Promise<ListR
 	return await readListRequest.call(this, i, contractSchema, { listField: 'lineItems' });
 }
 
-export async function execute(this: IExecuteFunctions, request: ListRequest, i: number): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	request: ListRequest,
+	i: number,
+): Promise<IDataObject[]> {
 	return await collect(
 		paginate.call(this, CONTRACTS_PATH, request.qs, {
 			operation: 'list contracts',

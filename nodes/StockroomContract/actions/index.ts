@@ -16,12 +16,23 @@ export const properties: INodeProperties[] = [
 			{
 				name: 'Create or Update',
 				value: 'upsert',
-				description: 'Create a new contract, or update the current one if it already exists (upsert)',
+				description:
+					'Create a new contract, or update the current one if it already exists (upsert)',
 				action: 'Create or update a contract',
 			},
-			{ name: 'Delete', value: 'delete', description: 'Delete a contract', action: 'Delete a contract' },
+			{
+				name: 'Delete',
+				value: 'delete',
+				description: 'Delete a contract',
+				action: 'Delete a contract',
+			},
 			{ name: 'Get', value: 'get', description: 'Get a contract', action: 'Get a contract' },
-			{ name: 'Get Many', value: 'getAll', description: 'Get many contracts', action: 'Get many contracts' },
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				description: 'Get many contracts',
+				action: 'Get many contracts',
+			},
 		],
 		default: 'getAll',
 	},

@@ -1,6 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { readRetryPolicy, retryOptions } from '../../shared/descriptions/common';
-import { listProperty, optionalFieldProperties, requiredFieldProperties } from '../../shared/descriptions/recordFields';
+import { optionsProperty, readRetryPolicy } from '../../shared/descriptions/common';
+import {
+	listProperty,
+	optionalFieldProperties,
+	requiredFieldProperties,
+} from '../../shared/descriptions/recordFields';
 import { showFor, showWhen } from '../../shared/descriptions/showFor';
 import { inputModeProperty, readFormFields, readInputRecord } from '../../shared/inputRecord';
 import { readListElements } from '../../shared/records';
@@ -36,42 +40,37 @@ const properties: INodeProperties[] = [
 			default: '',
 		},
 		listProperty('lineItemsUi', lineItems),
-		listProperty('documentsUi', documents, { description: 'With no documents here, the contract keeps its documents' }),
+		listProperty('documentsUi', documents, {
+			description: 'With no documents here, the contract keeps its documents',
+		}),
 	]),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Ignore Unknown Fields',
-				name: 'ignoreUnknownFields',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to leave out fields of the input item that contracts do not have, instead of failing the item',
-				displayOptions: { show: { '/inputMode': ['json'] } },
-			},
-			...retryOptions,
-			{
-				displayName: 'Remove All Documents',
-				name: 'clearDocuments',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to remove the existing documents when no documents are given',
-				displayOptions: { show: { '/inputMode': ['fields'] } },
-			},
-			{
-				displayName: 'Remove All Line Items',
-				name: 'clearLineItems',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to remove the existing line items when no line items are given',
-				displayOptions: { show: { '/inputMode': ['fields'] } },
-			},
-		],
-	},
+	optionsProperty(
+		{
+			displayName: 'Ignore Unknown Fields',
+			name: 'ignoreUnknownFields',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to leave out fields of the input item that contracts do not have, instead of failing the item',
+			displayOptions: { show: { '/inputMode': ['json'] } },
+		},
+		{
+			displayName: 'Remove All Documents',
+			name: 'clearDocuments',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to remove the existing documents when no documents are given',
+			displayOptions: { show: { '/inputMode': ['fields'] } },
+		},
+		{
+			displayName: 'Remove All Line Items',
+			name: 'clearLineItems',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to remove the existing line items when no line items are given',
+			displayOptions: { show: { '/inputMode': ['fields'] } },
+		},
+	),
 ];
 
 export const description = showFor(['upsert'], properties);
@@ -85,7 +84,12 @@ interface Prepared {
 export const concurrency = 8;
 
 /** Line items or documents from the UI; none given means "keep", unless clearing was asked for. */
-function readList(raw: unknown, field: ListField, clear: boolean, timezone: string): IDataObject[] | undefined {
+function readList(
+	raw: unknown,
+	field: ListField,
+	clear: boolean,
+	timezone: string,
+): IDataObject[] | undefined {
 	const elements = readListElements(raw, field.fields, timezone);
 	if (elements.length) return elements;
 	return clear ? [] : undefined;
@@ -96,8 +100,18 @@ export async function prepare(this: IExecuteFunctions, i: number): Promise<Prepa
 	const timezone = this.getTimezone();
 	const { record, unknownFields } = readInputRecord.call(this, i, contractSchema, () => {
 		const record = readFormFields.call(this, i, contractSchema, requiredFields);
-		const items = readList(this.getNodeParameter('lineItemsUi', i, {}), lineItems, options.clearLineItems === true, timezone);
-		const docs = readList(this.getNodeParameter('documentsUi', i, {}), documents, options.clearDocuments === true, timezone);
+		const items = readList(
+			this.getNodeParameter('lineItemsUi', i, {}),
+			lineItems,
+			options.clearLineItems === true,
+			timezone,
+		);
+		const docs = readList(
+			this.getNodeParameter('documentsUi', i, {}),
+			documents,
+			options.clearDocuments === true,
+			timezone,
+		);
 		if (items) record.lineItems = items;
 		if (docs) record.documents = docs;
 		return record;
@@ -107,7 +121,11 @@ export async function prepare(this: IExecuteFunctions, i: number): Promise<Prepa
 	return { body: record, retry: readRetryPolicy(options) };
 }
 
-export async function execute(this: IExecuteFunctions, { body, retry }: Prepared, i: number): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	{ body, retry }: Prepared,
+	i: number,
+): Promise<IDataObject[]> {
 	return [
 		await apiRequest.call(this, 'PUT', CONTRACTS_PATH, {
 			body,

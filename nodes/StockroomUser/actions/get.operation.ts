@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { readRetryPolicy, retryOptions } from '../../shared/descriptions/common';
+import { optionsProperty, readRetryPolicy } from '../../shared/descriptions/common';
 import { showFor } from '../../shared/descriptions/showFor';
 import { USERS_PATH } from '../../shared/resources';
 import { apiRequest, type RetryPolicy } from '../../shared/transport';
@@ -16,25 +16,30 @@ const properties: INodeProperties[] = [
 				displayName: 'From List',
 				name: 'list',
 				type: 'list',
-				typeOptions: { searchListMethod: 'searchUsers', searchable: true, searchFilterRequired: false },
+				typeOptions: {
+					searchListMethod: 'searchUsers',
+					searchable: true,
+					searchFilterRequired: false,
+				},
 			},
 			{
 				displayName: 'By ID',
 				name: 'id',
 				type: 'string',
 				placeholder: '2819c223f4a54c2a8a1b2c3d4e5f6a7b',
-				validation: [{ type: 'regex', properties: { regex: '^[0-9a-fA-F]{32}$', errorMessage: 'A user ID is 32 hexadecimal characters' } }],
+				validation: [
+					{
+						type: 'regex',
+						properties: {
+							regex: '^[0-9a-fA-F]{32}$',
+							errorMessage: 'A user ID is 32 hexadecimal characters',
+						},
+					},
+				],
 			},
 		],
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: retryOptions,
-	},
+	optionsProperty(),
 ];
 
 export const description = showFor(['get'], properties);
@@ -46,10 +51,21 @@ interface Prepared {
 
 export async function prepare(this: IExecuteFunctions, i: number): Promise<Prepared> {
 	const id = String(this.getNodeParameter('user', i, '', { extractValue: true }) ?? '').trim();
-	if (!/^[0-9a-fA-F]{32}$/.test(id)) throw new Error(`User: "${id}" is not a user ID (32 hexadecimal characters)`);
+	if (!/^[0-9a-fA-F]{32}$/.test(id))
+		throw new Error(`User: "${id}" is not a user ID (32 hexadecimal characters)`);
 	return { id, retry: readRetryPolicy(this.getNodeParameter('options', i, {}) as IDataObject) };
 }
 
-export async function execute(this: IExecuteFunctions, { id, retry }: Prepared, i: number): Promise<IDataObject[]> {
-	return [await apiRequest.call(this, 'GET', `${USERS_PATH}/${id}`, { operation: `get user ${id}`, itemIndex: i, retry })];
+export async function execute(
+	this: IExecuteFunctions,
+	{ id, retry }: Prepared,
+	i: number,
+): Promise<IDataObject[]> {
+	return [
+		await apiRequest.call(this, 'GET', `${USERS_PATH}/${id}`, {
+			operation: `get user ${id}`,
+			itemIndex: i,
+			retry,
+		}),
+	];
 }

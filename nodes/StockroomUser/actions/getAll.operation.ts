@@ -1,5 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { readRetryPolicy, retryOptions, returnAllOrLimit } from '../../shared/descriptions/common';
+import {
+	optionsProperty,
+	readRetryPolicy,
+	returnAllOrLimit,
+} from '../../shared/descriptions/common';
 import { filterProperties } from '../../shared/descriptions/filterUi';
 import { showFor } from '../../shared/descriptions/showFor';
 import { printFilter } from '../../shared/filter';
@@ -11,24 +15,14 @@ import { collect, paginateScim, type RetryPolicy } from '../../shared/transport'
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
 	...filterProperties(userSchema, { resourceLabel: 'users (SCIM filter)' }),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			...retryOptions,
-			{
-				displayName: 'Page Size',
-				name: 'pageSize',
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: 1000 },
-				default: 100,
-				description: 'Users per request (SCIM count)',
-			},
-		],
-	},
+	optionsProperty({
+		displayName: 'Page Size',
+		name: 'pageSize',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 1000 },
+		default: 100,
+		description: 'Users per request (SCIM count)',
+	}),
 ];
 
 export const description = showFor(['getAll'], properties);
@@ -55,7 +49,11 @@ export async function prepare(this: IExecuteFunctions, i: number): Promise<Prepa
 	};
 }
 
-export async function execute(this: IExecuteFunctions, request: Prepared, i: number): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	request: Prepared,
+	i: number,
+): Promise<IDataObject[]> {
 	return await collect(
 		paginateScim.call(this, USERS_PATH, request.qs, {
 			operation: 'list users',

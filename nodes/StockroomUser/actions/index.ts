@@ -12,7 +12,12 @@ export const properties: INodeProperties[] = [
 		noDataExpression: true,
 		options: [
 			{ name: 'Get', value: 'get', description: 'Get a user', action: 'Get a user' },
-			{ name: 'Get Many', value: 'getAll', description: 'Get many users', action: 'Get many users' },
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				description: 'Get many users',
+				action: 'Get many users',
+			},
 		],
 		default: 'getAll',
 	},

@@ -63,7 +63,21 @@ export function readRetryPolicy(options: IDataObject): RetryPolicy {
 	const attempts = Number(options.maxAttempts ?? DEFAULT_RETRY.maxAttempts);
 	const waitSeconds = Number(options.maxRetryWaitSeconds ?? DEFAULT_RETRY.maxWaitMs / 1000);
 	return {
-		maxAttempts: Number.isFinite(attempts) && attempts >= 1 ? Math.floor(attempts) : DEFAULT_RETRY.maxAttempts,
-		maxWaitMs: Number.isFinite(waitSeconds) && waitSeconds >= 0 ? waitSeconds * 1000 : DEFAULT_RETRY.maxWaitMs,
+		maxAttempts:
+			Number.isFinite(attempts) && attempts >= 1 ? Math.floor(attempts) : DEFAULT_RETRY.maxAttempts,
+		maxWaitMs:
+			Number.isFinite(waitSeconds) && waitSeconds >= 0
+				? waitSeconds * 1000
+				: DEFAULT_RETRY.maxWaitMs,
 	};
 }
+
+/** An operation's Options collection: its own options and the retry settings, alphabetical. */
+export const optionsProperty = (...own: INodeProperties[]): INodeProperties => ({
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	options: alphabetical([...own, ...retryOptions]),
+});

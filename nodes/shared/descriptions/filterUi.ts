@@ -5,65 +5,40 @@ import type { Field, Fields, ResourceSchema } from '../schema/fields';
 /** Operator groups offered by the builder, by the kind of attribute. */
 export type OperatorGroup = 'text' | 'enum' | 'number' | 'date' | 'boolean' | 'custom';
 
-const EMPTY: INodePropertyOptions[] = [
-	{ name: 'Is Empty', value: 'empty' },
-	{ name: 'Is Not Empty', value: 'notEmpty' },
+const option = (name: string, value: string): INodePropertyOptions => ({ name, value });
+const EQUALITY = [option('Is Equal To', 'eq'), option('Is Not Equal To', 'ne')];
+const EMPTINESS = [option('Is Empty', 'empty'), option('Is Not Empty', 'notEmpty')];
+const TEXT = [
+	option('Contains', 'co'),
+	option('Does Not Contain', 'notCo'),
+	option('Ends With', 'ew'),
+	option('Starts With', 'sw'),
+];
+const ORDER = [
+	option('Is Greater Than', 'gt'),
+	option('Is Greater Than or Equal To', 'ge'),
+	option('Is Less Than', 'lt'),
+	option('Is Less Than or Equal To', 'le'),
+];
+const DATE_ORDER = [
+	option('Is After', 'gt'),
+	option('Is On or After', 'ge'),
+	option('Is Before', 'lt'),
+	option('Is On or Before', 'le'),
 ];
 
-const byName = (a: INodePropertyOptions, b: INodePropertyOptions) => a.name.localeCompare(b.name);
+/** A list of operators sorted by label, as n8n's lists are. */
+const sorted = (...groups: INodePropertyOptions[][]) =>
+	groups.flat().sort((a, b) => a.name.localeCompare(b.name));
 
-/** Operators offered per kind of attribute, sorted by label as n8n's lists are. */
+/** Operators offered per kind of attribute; custom fields have no declared type, so get them all. */
 export const OPERATORS: Record<OperatorGroup, INodePropertyOptions[]> = {
-	text: [
-		{ name: 'Contains', value: 'co' },
-		{ name: 'Does Not Contain', value: 'notCo' },
-		{ name: 'Ends With', value: 'ew' },
-		{ name: 'Is Equal To', value: 'eq' },
-		{ name: 'Is Not Equal To', value: 'ne' },
-		{ name: 'Starts With', value: 'sw' },
-		...EMPTY,
-	].sort(byName),
-	enum: [
-		{ name: 'Is Equal To', value: 'eq' },
-		{ name: 'Is Not Equal To', value: 'ne' },
-		...EMPTY,
-	].sort(byName),
-	number: [
-		{ name: 'Is Equal To', value: 'eq' },
-		{ name: 'Is Greater Than', value: 'gt' },
-		{ name: 'Is Greater Than or Equal To', value: 'ge' },
-		{ name: 'Is Less Than', value: 'lt' },
-		{ name: 'Is Less Than or Equal To', value: 'le' },
-		{ name: 'Is Not Equal To', value: 'ne' },
-		...EMPTY,
-	].sort(byName),
-	date: [
-		{ name: 'Is After', value: 'gt' },
-		{ name: 'Is Before', value: 'lt' },
-		{ name: 'Is Equal To', value: 'eq' },
-		{ name: 'Is Not Equal To', value: 'ne' },
-		{ name: 'Is On or After', value: 'ge' },
-		{ name: 'Is On or Before', value: 'le' },
-		...EMPTY,
-	].sort(byName),
-	boolean: [
-		{ name: 'Is False', value: 'isFalse' },
-		{ name: 'Is True', value: 'isTrue' },
-		...EMPTY,
-	].sort(byName),
-	custom: [
-		{ name: 'Contains', value: 'co' },
-		{ name: 'Does Not Contain', value: 'notCo' },
-		{ name: 'Ends With', value: 'ew' },
-		{ name: 'Is Equal To', value: 'eq' },
-		{ name: 'Is Greater Than', value: 'gt' },
-		{ name: 'Is Greater Than or Equal To', value: 'ge' },
-		{ name: 'Is Less Than', value: 'lt' },
-		{ name: 'Is Less Than or Equal To', value: 'le' },
-		{ name: 'Is Not Equal To', value: 'ne' },
-		{ name: 'Starts With', value: 'sw' },
-		...EMPTY,
-	].sort(byName),
+	text: sorted(TEXT, EQUALITY, EMPTINESS),
+	enum: sorted(EQUALITY, EMPTINESS),
+	number: sorted(EQUALITY, ORDER, EMPTINESS),
+	date: sorted(EQUALITY, DATE_ORDER, EMPTINESS),
+	boolean: sorted([option('Is False', 'isFalse'), option('Is True', 'isTrue')], EMPTINESS),
+	custom: sorted(TEXT, EQUALITY, ORDER, EMPTINESS),
 };
 
 const DEFAULT_OPERATOR: Record<OperatorGroup, string> = {
@@ -105,7 +80,11 @@ export interface FilterableAttribute {
 }
 
 /** Every attribute the builder offers: scalars, sub-attributes of objects and of lists of objects. */
-export function filterableAttributes(fields: Fields, prefix = '', labelPrefix = ''): FilterableAttribute[] {
+export function filterableAttributes(
+	fields: Fields,
+	prefix = '',
+	labelPrefix = '',
+): FilterableAttribute[] {
 	const attributes: FilterableAttribute[] = [];
 	for (const [key, field] of Object.entries(fields)) {
 		if (field.filterable === false) continue;
@@ -143,18 +122,26 @@ export function valueParameterName(attribute: FilterableAttribute | undefined): 
 const NO_VALUE = ['empty', 'notEmpty', 'isTrue', 'isFalse'];
 
 /** The rows of one condition (field, operator and a value input fitting the field). */
-function conditionValues(attributes: FilterableAttribute[], fieldOptions: Partial<INodeProperties>, customFields: boolean): INodeProperties[] {
+function conditionValues(
+	attributes: FilterableAttribute[],
+	fieldOptions: Partial<INodeProperties>,
+	customFields: boolean,
+): INodeProperties[] {
 	const pathsOf = (predicate: (attribute: FilterableAttribute) => boolean) =>
 		attributes.filter(predicate).map((attribute) => attribute.path);
 	const customCondition = customFields ? [{ _cnd: { startsWith: CUSTOM_FIELD_PREFIX } }] : [];
-	const showFor = (paths: Array<string | { _cnd: { startsWith: string } }>, hideNoValue = true): INodeProperties['displayOptions'] => ({
+	const showFor = (
+		paths: Array<string | { _cnd: { startsWith: string } }>,
+		hideNoValue = true,
+	): INodeProperties['displayOptions'] => ({
 		show: { field: paths },
 		...(hideNoValue ? { hide: { operator: NO_VALUE } } : {}),
 	});
 
 	const operators: INodeProperties[] = (Object.keys(OPERATORS) as OperatorGroup[])
 		.map((group) => {
-			const paths = group === 'custom' ? customCondition : pathsOf((attribute) => attribute.group === group);
+			const paths =
+				group === 'custom' ? customCondition : pathsOf((attribute) => attribute.group === group);
 			return { group, paths };
 		})
 		.filter(({ paths }) => paths.length > 0)
@@ -170,54 +157,58 @@ function conditionValues(attributes: FilterableAttribute[], fieldOptions: Partia
 			};
 		});
 
-	const textPaths = pathsOf((attribute) => attribute.group === 'text' && attribute.field.type !== 'currency');
-	const values = ([
-		{
-			displayName: 'Value',
-			name: 'value',
-			type: 'string',
-			default: '',
-			hint: 'Compared case-insensitively',
-			displayOptions: showFor([...textPaths, ...customCondition]),
-		},
-		{
-			displayName: 'Value',
-			name: 'currencyValue',
-			type: 'options',
-			options: CURRENCY_OPTIONS,
-			default: 'USD',
-			displayOptions: showFor(pathsOf((attribute) => attribute.field.type === 'currency')),
-		},
-		{
-			displayName: 'Value',
-			name: 'numberValue',
-			type: 'number',
-			default: 0,
-			displayOptions: showFor(pathsOf((attribute) => attribute.group === 'number')),
-		},
-		{
-			displayName: 'Value',
-			name: 'dateValue',
-			type: 'dateTime',
-			default: '',
-			hint: "Dates without a time zone are read in the workflow's time zone",
-			displayOptions: showFor(pathsOf((attribute) => attribute.group === 'date')),
-		},
-		...attributes
-			.filter((attribute) => attribute.group === 'enum' && attribute.field.type === 'enum')
-			.map((attribute): INodeProperties => {
-				const values = attribute.field.type === 'enum' ? attribute.field.values : [];
-				const firstValue = values[0];
-				return {
-					displayName: 'Value',
-					name: valueParameterName(attribute),
-					type: 'options',
-					options: values.map((value) => ({ name: value, value })).sort(byName),
-					default: firstValue,
-					displayOptions: showFor([attribute.path]),
-				};
-			}),
-	] as INodeProperties[]).filter((property) => (property.displayOptions?.show?.field ?? []).length > 0);
+	const textPaths = pathsOf(
+		(attribute) => attribute.group === 'text' && attribute.field.type !== 'currency',
+	);
+	const values = (
+		[
+			{
+				displayName: 'Value',
+				name: 'value',
+				type: 'string',
+				default: '',
+				hint: 'Compared case-insensitively',
+				displayOptions: showFor([...textPaths, ...customCondition]),
+			},
+			{
+				displayName: 'Value',
+				name: 'currencyValue',
+				type: 'options',
+				options: CURRENCY_OPTIONS,
+				default: 'USD',
+				displayOptions: showFor(pathsOf((attribute) => attribute.field.type === 'currency')),
+			},
+			{
+				displayName: 'Value',
+				name: 'numberValue',
+				type: 'number',
+				default: 0,
+				displayOptions: showFor(pathsOf((attribute) => attribute.group === 'number')),
+			},
+			{
+				displayName: 'Value',
+				name: 'dateValue',
+				type: 'dateTime',
+				default: '',
+				hint: "Dates without a time zone are read in the workflow's time zone",
+				displayOptions: showFor(pathsOf((attribute) => attribute.group === 'date')),
+			},
+			...attributes
+				.filter((attribute) => attribute.group === 'enum' && attribute.field.type === 'enum')
+				.map((attribute): INodeProperties => {
+					const values = attribute.field.type === 'enum' ? attribute.field.values : [];
+					const firstValue = values[0];
+					return {
+						displayName: 'Value',
+						name: valueParameterName(attribute),
+						type: 'options',
+						options: sorted(values.map((value) => option(value, value))),
+						default: firstValue,
+						displayOptions: showFor([attribute.path]),
+					};
+				}),
+		] as INodeProperties[]
+	).filter((property) => (property.displayOptions?.show?.field ?? []).length > 0);
 
 	const firstPath = attributes[0].path;
 	// n8n's convention for lists loaded from the service: "<Entity> Name or ID" and this description
@@ -227,14 +218,17 @@ function conditionValues(attributes: FilterableAttribute[], fieldOptions: Partia
 				name: 'field',
 				type: 'options',
 				default: firstPath,
-				description: 'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+				description:
+					'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
 			}
-		: { displayName: 'Field', name: 'field', type: 'options', default: firstPath, description: 'The attribute to compare' };
-	return [
-		{ ...field, ...fieldOptions },
-		...operators,
-		...values,
-	];
+		: {
+				displayName: 'Field',
+				name: 'field',
+				type: 'options',
+				default: firstPath,
+				description: 'The attribute to compare',
+			};
+	return [{ ...field, ...fieldOptions }, ...operators, ...values];
 }
 
 export interface FilterUiOptions {
@@ -247,11 +241,18 @@ export interface FilterUiOptions {
 }
 
 /** The filter block of Get Many and the trigger: None / Build Manually / Expression. */
-export function filterProperties(schema: ResourceSchema, options: FilterUiOptions): INodeProperties[] {
+export function filterProperties(
+	schema: ResourceSchema,
+	options: FilterUiOptions,
+): INodeProperties[] {
 	const attributes = filterableAttributes(schema.fields);
 	const staticOptions: Partial<INodeProperties> = options.loadFieldsMethod
 		? { typeOptions: { loadOptionsMethod: options.loadFieldsMethod } }
-		: { options: attributes.map(({ label, path }) => ({ name: label, value: path })).sort((a, b) => a.name.localeCompare(b.name)) };
+		: {
+				options: attributes
+					.map(({ label, path }) => ({ name: label, value: path }))
+					.sort((a, b) => a.name.localeCompare(b.name)),
+			};
 	const properties: INodeProperties[] = [
 		{
 			displayName: 'Filter',
@@ -259,8 +260,16 @@ export function filterProperties(schema: ResourceSchema, options: FilterUiOption
 			type: 'options',
 			options: [
 				{ name: 'None', value: 'none' },
-				{ name: 'Build Manually', value: 'manual', description: 'Pick fields, operators and values' },
-				{ name: 'Expression', value: 'expression', description: 'Write the filter expression yourself' },
+				{
+					name: 'Build Manually',
+					value: 'manual',
+					description: 'Pick fields, operators and values',
+				},
+				{
+					name: 'Expression',
+					value: 'expression',
+					description: 'Write the filter expression yourself',
+				},
 			],
 			default: 'none',
 		},
@@ -310,9 +319,15 @@ export function filterProperties(schema: ResourceSchema, options: FilterUiOption
 					{
 						displayName: 'Condition',
 						name: 'condition',
-						values: conditionValues(itemAttributes, {
-							options: itemAttributes.map(({ label, path }) => ({ name: label, value: path })).sort((a, b) => a.name.localeCompare(b.name)),
-						}, false),
+						values: conditionValues(
+							itemAttributes,
+							{
+								options: itemAttributes
+									.map(({ label, path }) => ({ name: label, value: path }))
+									.sort((a, b) => a.name.localeCompare(b.name)),
+							},
+							false,
+						),
 					},
 				],
 			},
@@ -344,7 +359,9 @@ export function filterProperties(schema: ResourceSchema, options: FilterUiOption
 			name: 'filterExpression',
 			type: 'string',
 			default: '',
-			placeholder: options.listField ? 'vendorName sw "Micro" and lineItems[unitCount gt 100]' : 'hardwareVendor co "Dell" and status eq "Deployed"',
+			placeholder: options.listField
+				? 'vendorName sw "Micro" and lineItems[unitCount gt 100]'
+				: 'hardwareVendor co "Dell" and status eq "Deployed"',
 			description: `Filter ${options.resourceLabel} with an expression; it is checked before anything is sent, and a mistake names its column`,
 			displayOptions: { show: { filterMode: ['expression'] } },
 		},

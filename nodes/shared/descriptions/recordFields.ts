@@ -4,12 +4,16 @@ import type { Field, Fields, ListField, ResourceSchema } from '../schema/fields'
 
 const byName = (a: INodePropertyOptions, b: INodePropertyOptions) => a.name.localeCompare(b.name);
 
-export const CURRENCY_OPTIONS: INodePropertyOptions[] = CURRENCY_CODES.map((code) => ({ name: code, value: code }));
+export const CURRENCY_OPTIONS: INodePropertyOptions[] = CURRENCY_CODES.map((code) => ({
+	name: code,
+	value: code,
+}));
 
 /** Scalar fields a user can write (everything but read-only, lists and custom-field maps). */
 export function writableScalars(fields: Fields): Array<[string, Field]> {
 	return Object.entries(fields).filter(
-		([, field]) => !field.readOnly && !['list', 'object', 'customFields', 'stringList'].includes(field.type),
+		([, field]) =>
+			!field.readOnly && !['list', 'object', 'customFields', 'stringList'].includes(field.type),
 	);
 }
 
@@ -33,9 +37,19 @@ export function fieldProperty(name: string, field: Field): INodeProperties {
 				},
 			};
 		case 'boolean':
-			return { ...base, type: 'boolean', default: false, description: field.description ?? `Whether ${field.displayName.toLowerCase()}` };
+			return {
+				...base,
+				type: 'boolean',
+				default: false,
+				description: field.description ?? `Whether ${field.displayName.toLowerCase()}`,
+			};
 		case 'date':
-			return { ...base, type: 'dateTime', default: '', description: field.description ?? 'A calendar date; the time part is ignored' };
+			return {
+				...base,
+				type: 'dateTime',
+				default: '',
+				description: field.description ?? 'A calendar date; the time part is ignored',
+			};
 		case 'dateTime':
 			return { ...base, type: 'dateTime', default: '' };
 		case 'enum':
@@ -43,17 +57,34 @@ export function fieldProperty(name: string, field: Field): INodeProperties {
 				...base,
 				type: 'options',
 				default: field.values[0],
-				options: field.values.map((value) => ({ name: value.replace(/([a-z])([A-Z])/g, '$1 $2'), value })).sort(byName),
+				options: field.values
+					.map((value) => ({ name: value.replace(/([a-z])([A-Z])/g, '$1 $2'), value }))
+					.sort(byName),
 			};
 		case 'currency':
 			return { ...base, type: 'options', default: 'USD', options: CURRENCY_OPTIONS };
 		case 'email':
-			return { ...base, type: 'string', default: '', placeholder: field.placeholder ?? 'name@email.com' };
+			return {
+				...base,
+				type: 'string',
+				default: '',
+				placeholder: field.placeholder ?? 'name@email.com',
+			};
 		case 'string':
 			if (field.suggestions) {
-				return { ...base, type: 'options', default: field.suggestions[0], options: field.suggestions.map((value) => ({ name: value, value })).sort(byName) };
+				return {
+					...base,
+					type: 'options',
+					default: field.suggestions[0],
+					options: field.suggestions.map((value) => ({ name: value, value })).sort(byName),
+				};
 			}
-			return { ...base, type: 'string', default: '', ...(field.multiline ? { typeOptions: { rows: 3 } } : {}) };
+			return {
+				...base,
+				type: 'string',
+				default: '',
+				...(field.multiline ? { typeOptions: { rows: 3 } } : {}),
+			};
 		default:
 			return { ...base, type: 'string', default: '' };
 	}
@@ -67,7 +98,10 @@ export function requiredFieldProperties(schema: ResourceSchema): INodeProperties
 }
 
 /** Optional writable fields, sorted by label, for an "Additional Fields" or "Update Fields" collection. */
-export function optionalFieldProperties(schema: ResourceSchema | { fields: Fields }, includeRequired = false): INodeProperties[] {
+export function optionalFieldProperties(
+	schema: ResourceSchema | { fields: Fields },
+	includeRequired = false,
+): INodeProperties[] {
 	return writableScalars(schema.fields)
 		.filter(([, field]) => includeRequired || !field.required)
 		.map(([name, field]) => fieldProperty(name, field))
@@ -75,7 +109,8 @@ export function optionalFieldProperties(schema: ResourceSchema | { fields: Field
 }
 
 /** Plain text fields can sit in a form directly: left empty, they are not sent. */
-const isPlainText = (field: Field) => field.type === 'string' && !field.suggestions && !field.multiline;
+const isPlainText = (field: Field) =>
+	field.type === 'string' && !field.suggestions && !field.multiline;
 
 /** The collection name holding a list element's other optional fields. */
 export const ELEMENT_EXTRA_FIELDS = 'additionalFields';
@@ -85,7 +120,11 @@ export const ELEMENT_EXTRA_FIELDS = 'additionalFields';
  * optional plain-text fields directly, other optional fields under "Additional Fields" (so
  * nothing is sent that the user did not set).
  */
-export function listProperty(name: string, field: ListField, extra: Partial<INodeProperties> = {}): INodeProperties {
+export function listProperty(
+	name: string,
+	field: ListField,
+	extra: Partial<INodeProperties> = {},
+): INodeProperties {
 	const fields = writableScalars(field.fields);
 	const direct = fields.filter(([, element]) => element.required || isPlainText(element));
 	const others = fields.filter(([, element]) => !element.required && !isPlainText(element));
@@ -101,14 +140,19 @@ export function listProperty(name: string, field: ListField, extra: Partial<INod
 				displayName: field.itemName,
 				name: 'values',
 				values: [
-					...direct.map(([key, element]) => ({ ...fieldProperty(key, element), required: element.required })),
+					...direct.map(([key, element]) => ({
+						...fieldProperty(key, element),
+						required: element.required,
+					})),
 					{
 						displayName: 'Additional Fields',
 						name: ELEMENT_EXTRA_FIELDS,
 						type: 'collection',
 						placeholder: 'Add Field',
 						default: {},
-						options: others.map(([key, element]) => fieldProperty(key, element)).sort((a, b) => a.displayName.localeCompare(b.displayName)),
+						options: others
+							.map(([key, element]) => fieldProperty(key, element))
+							.sort((a, b) => a.displayName.localeCompare(b.displayName)),
 					},
 				],
 			},

@@ -1,7 +1,10 @@
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
 /** Adds `show` conditions to every property, keeping the conditions they already have. */
-export function showWhen(conditions: NonNullable<IDisplayOptions['show']>, properties: INodeProperties[]): INodeProperties[] {
+export function showWhen(
+	conditions: NonNullable<IDisplayOptions['show']>,
+	properties: INodeProperties[],
+): INodeProperties[] {
 	return properties.map((property) => ({
 		...property,
 		displayOptions: {

@@ -8,7 +8,13 @@ export type Literal = string | number | boolean | null;
 
 /** `position` is the 0-based offset in the source text of the node's first character. */
 export type FilterNode =
-	| { kind: 'compare'; attribute: string; operator: ComparisonOperator; value: Literal; position: number }
+	| {
+			kind: 'compare';
+			attribute: string;
+			operator: ComparisonOperator;
+			value: Literal;
+			position: number;
+	  }
 	| { kind: 'present'; attribute: string; position: number }
 	| { kind: 'and'; left: FilterNode; right: FilterNode; position: number }
 	| { kind: 'or'; left: FilterNode; right: FilterNode; position: number }
@@ -17,7 +23,11 @@ export type FilterNode =
 	| { kind: 'valuePath'; attribute: string; filter: FilterNode; position: number };
 
 /** Tree constructors for code that combines filters (positions are 0: the tree has no source). */
-export const compare = (attribute: string, operator: ComparisonOperator, value: Literal): FilterNode => ({
+export const compare = (
+	attribute: string,
+	operator: ComparisonOperator,
+	value: Literal,
+): FilterNode => ({
 	kind: 'compare',
 	attribute,
 	operator,
@@ -25,7 +35,11 @@ export const compare = (attribute: string, operator: ComparisonOperator, value: 
 	position: 0,
 });
 
-export const present = (attribute: string): FilterNode => ({ kind: 'present', attribute, position: 0 });
+export const present = (attribute: string): FilterNode => ({
+	kind: 'present',
+	attribute,
+	position: 0,
+});
 
 export const not = (operand: FilterNode): FilterNode => ({ kind: 'not', operand, position: 0 });
 
@@ -38,7 +52,10 @@ export function any(...operands: Array<FilterNode | undefined>): FilterNode | un
 	return combine('or', operands);
 }
 
-function combine(kind: 'and' | 'or', operands: Array<FilterNode | undefined>): FilterNode | undefined {
+function combine(
+	kind: 'and' | 'or',
+	operands: Array<FilterNode | undefined>,
+): FilterNode | undefined {
 	const present = operands.filter((operand): operand is FilterNode => operand !== undefined);
 	if (!present.length) return undefined;
 	return present.reduce((left, right) => ({ kind, left, right, position: 0 }));

@@ -47,10 +47,18 @@ export function buildFilter(group: FilterGroup, schema: ResourceSchema): FilterN
 }
 
 /** `label` names the rows in errors: "Filter condition 2 (lineItems): line item condition 1 (...)". */
-function buildGroup(group: FilterGroup, schema: ResourceSchema, label: string): FilterNode | undefined {
+function buildGroup(
+	group: FilterGroup,
+	schema: ResourceSchema,
+	label: string,
+): FilterNode | undefined {
 	const nodes = group.conditions.map((condition, index) => {
-		const fail = (reason: string) => new FilterConditionError(index + 1, condition.field, reason, label);
-		const node = 'within' in condition ? buildList(condition, schema.fields, fail, `${label} ${index + 1} (${condition.field}):`) : buildCondition(condition, schema.fields, fail);
+		const fail = (reason: string) =>
+			new FilterConditionError(index + 1, condition.field, reason, label);
+		const node =
+			'within' in condition
+				? buildList(condition, schema.fields, fail, `${label} ${index + 1} (${condition.field}):`)
+				: buildCondition(condition, schema.fields, fail);
 		const [issue] = validateFilter(node, schema);
 		if (issue) throw fail(issue.message);
 		return condition.negate ? not(node) : node;
@@ -60,10 +68,16 @@ function buildGroup(group: FilterGroup, schema: ResourceSchema, label: string): 
 
 type Fail = (reason: string) => FilterConditionError;
 
-function buildList(condition: FilterListCondition, fields: Fields, fail: Fail, outerLabel: string): FilterNode {
+function buildList(
+	condition: FilterListCondition,
+	fields: Fields,
+	fail: Fail,
+	outerLabel: string,
+): FilterNode {
 	const resolved = resolveAttribute(fields, condition.field);
 	if (typeof resolved === 'string') throw fail(resolved);
-	if (resolved.kind !== 'field' || resolved.field.type !== 'list') throw fail('is not a list of objects');
+	if (resolved.kind !== 'field' || resolved.field.type !== 'list')
+		throw fail('is not a list of objects');
 	const itemName = resolved.field.itemName.toLowerCase();
 	const items = { noun: itemName, fields: resolved.field.fields };
 	const inner = buildGroup(condition.within, items, `${outerLabel} ${itemName} condition`);
@@ -76,7 +90,10 @@ function buildCondition(condition: FilterCondition, fields: Fields, fail: Fail):
 	if (operator === 'pr') return { kind: 'present', attribute, position: 0 };
 	const resolved = resolveAttribute(fields, attribute);
 	if (typeof resolved === 'string') throw fail(resolved);
-	const value = resolved.kind === 'custom' ? openLiteral(condition.value) : coerce(resolved.field, condition.value);
+	const value =
+		resolved.kind === 'custom'
+			? openLiteral(condition.value)
+			: coerce(resolved.field, condition.value);
 	if (value === undefined) {
 		throw fail(
 			condition.value === undefined || condition.value === null || condition.value === ''

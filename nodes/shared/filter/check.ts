@@ -10,7 +10,9 @@ export function inspectFilter(text: string, schema: ResourceSchema): FilterNode 
 	try {
 		node = parseFilter(text);
 	} catch (error) {
-		return error instanceof FilterError ? error : new FilterError(1, `could not read the filter (${String(error)})`);
+		return error instanceof FilterError
+			? error
+			: new FilterError(1, `could not read the filter (${String(error)})`);
 	}
 	const [first, ...others] = validateFilter(node, schema);
 	if (!first) return node;

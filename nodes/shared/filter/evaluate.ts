@@ -19,7 +19,8 @@ export function compileFilter(node: FilterNode, schema: ResourceSchema): Predica
 /** Filters are validated before they are compiled; an unknown attribute here is a bug. */
 function resolveAttribute(fields: Fields, attribute: string): ResolvedAttribute {
 	const resolved = resolveOrExplain(fields, attribute);
-	if (typeof resolved === 'string') throw new Error(`cannot evaluate an invalid filter: ${resolved}`);
+	if (typeof resolved === 'string')
+		throw new Error(`cannot evaluate an invalid filter: ${resolved}`);
 	return resolved;
 }
 
@@ -50,7 +51,10 @@ function compileNode(node: FilterNode, fields: Fields): Predicate {
 			const inner = compileNode(node.filter, resolved.field.fields);
 			return (record) => {
 				const elements = read(record);
-				return Array.isArray(elements) && elements.some((element) => isPlainObject(element) && inner(element));
+				return (
+					Array.isArray(elements) &&
+					elements.some((element) => isPlainObject(element) && inner(element))
+				);
 			};
 		}
 		case 'compare': {
@@ -58,13 +62,18 @@ function compileNode(node: FilterNode, fields: Fields): Predicate {
 			const read = compileReader(resolved);
 			if (node.value === null) {
 				// eq null: the attribute has no value; ne null: it has one
-				return node.operator === 'eq' ? (record) => !hasValue(read(record)) : (record) => hasValue(read(record));
+				return node.operator === 'eq'
+					? (record) => !hasValue(read(record))
+					: (record) => hasValue(read(record));
 			}
 			const test =
 				resolved.kind === 'custom'
 					? openTest(node.operator, node.value)
 					: typedTest(resolved.field, node.operator, node.value);
-			const absentMeans = resolved.kind === 'field' && resolved.field.type === 'boolean' ? resolved.field.absentMeans : undefined;
+			const absentMeans =
+				resolved.kind === 'field' && resolved.field.type === 'boolean'
+					? resolved.field.absentMeans
+					: undefined;
 			return (record) => {
 				const value = read(record);
 				return anyMatches(value === undefined ? absentMeans : value, test);
@@ -76,7 +85,8 @@ function compileNode(node: FilterNode, fields: Fields): Predicate {
 /** True when the value, or one element of it, passes the test; missing values never do. */
 function anyMatches(value: unknown, test: Test): boolean {
 	if (value === undefined || value === null) return false;
-	if (Array.isArray(value)) return value.some((element) => element !== undefined && element !== null && test(element));
+	if (Array.isArray(value))
+		return value.some((element) => element !== undefined && element !== null && test(element));
 	return test(value);
 }
 
@@ -108,7 +118,9 @@ function compileReader(resolved: ResolvedAttribute): (record: Record<string, unk
 
 function step(value: unknown, key: string): unknown {
 	if (Array.isArray(value)) {
-		const values = value.flatMap((element) => (isPlainObject(element) ? [element[key]] : [])).flat();
+		const values = value
+			.flatMap((element) => (isPlainObject(element) ? [element[key]] : []))
+			.flat();
 		return values.length ? values : undefined;
 	}
 	return isPlainObject(value) ? value[key] : undefined;
@@ -135,8 +147,10 @@ function unwrapCustomValue(value: unknown): unknown {
 	if ('numberValue' in value) return value.numberValue;
 	if ('textValue' in value) return value.textValue;
 	if ('optionValue' in value) return value.optionValue;
-	if ('currencyValue' in value) return isPlainObject(value.currencyValue) ? value.currencyValue.value : undefined;
-	if ('linkValue' in value) return isPlainObject(value.linkValue) ? value.linkValue.href : undefined;
+	if ('currencyValue' in value)
+		return isPlainObject(value.currencyValue) ? value.currencyValue.value : undefined;
+	if ('linkValue' in value)
+		return isPlainObject(value.linkValue) ? value.linkValue.href : undefined;
 	if ('value' in value) return value.value;
 	if ('href' in value) return value.href;
 	return value;
@@ -193,10 +207,16 @@ function instantTest(operator: ComparisonOperator, literal: string): Test {
 }
 
 function booleanTest(operator: ComparisonOperator, literal: boolean): Test {
-	return operator === 'ne' ? (value) => typeof value === 'boolean' && value !== literal : (value) => value === literal;
+	return operator === 'ne'
+		? (value) => typeof value === 'boolean' && value !== literal
+		: (value) => value === literal;
 }
 
-function typedTest(field: Field, operator: ComparisonOperator, literal: Exclude<Literal, null>): Test {
+function typedTest(
+	field: Field,
+	operator: ComparisonOperator,
+	literal: Exclude<Literal, null>,
+): Test {
 	switch (field.type) {
 		case 'number':
 			return typeof literal === 'number' ? numberTest(operator, literal) : () => false;
@@ -221,5 +241,10 @@ function openTest(operator: ComparisonOperator, literal: Exclude<Literal, null>)
 		return (value) => text(typeof value === 'number' ? String(value) : value);
 	}
 	const instant = instantTest(operator, literal);
-	return (value) => (typeof value === 'string' && DATE_LIKE.test(value) && ['eq', 'ne', 'gt', 'ge', 'lt', 'le'].includes(operator) ? instant(value) : text(value));
+	return (value) =>
+		typeof value === 'string' &&
+		DATE_LIKE.test(value) &&
+		['eq', 'ne', 'gt', 'ge', 'lt', 'le'].includes(operator)
+			? instant(value)
+			: text(value);
 }

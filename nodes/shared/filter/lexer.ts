@@ -60,9 +60,12 @@ function readWord(source: string, start: number, tokens: Token[]): number {
 		while (index < source.length && WORD_PART.test(source[index])) index++;
 		if (source[index] !== '.') break;
 		if (!WORD_START.test(source[index + 1] ?? '')) {
-			throw new FilterError(index + 2, `expected an attribute name after '.', found ${
-				index + 1 < source.length ? describeCharacter(source[index + 1]) : 'end of input'
-			}`);
+			throw new FilterError(
+				index + 2,
+				`expected an attribute name after '.', found ${
+					index + 1 < source.length ? describeCharacter(source[index + 1]) : 'end of input'
+				}`,
+			);
 		}
 		index += 2;
 	}
@@ -76,19 +79,28 @@ function readNumber(source: string, start: number, tokens: Token[]): number {
 	const digitsStart = index;
 	while (DIGIT.test(source[index] ?? '')) index++;
 	if (index === digitsStart) {
-		throw new FilterError(start + 1, `expected a digit after '-', found ${
-			index < source.length ? describeCharacter(source[index]) : 'end of input'
-		}`);
+		throw new FilterError(
+			start + 1,
+			`expected a digit after '-', found ${
+				index < source.length ? describeCharacter(source[index]) : 'end of input'
+			}`,
+		);
 	}
 	if (source[digitsStart] === '0' && index - digitsStart > 1) {
-		throw new FilterError(start + 1, `invalid number '${source.slice(start, index)}' (no leading zeros)`);
+		throw new FilterError(
+			start + 1,
+			`invalid number '${source.slice(start, index)}' (no leading zeros)`,
+		);
 	}
 	if (source[index] === '.') {
 		index++;
 		const fractionStart = index;
 		while (DIGIT.test(source[index] ?? '')) index++;
 		if (index === fractionStart) {
-			throw new FilterError(index + 1, `expected a digit after the decimal point in '${source.slice(start, index)}'`);
+			throw new FilterError(
+				index + 1,
+				`expected a digit after the decimal point in '${source.slice(start, index)}'`,
+			);
 		}
 	}
 	if (source[index] === 'e' || source[index] === 'E') {
@@ -97,7 +109,10 @@ function readNumber(source: string, start: number, tokens: Token[]): number {
 		const exponentStart = index;
 		while (DIGIT.test(source[index] ?? '')) index++;
 		if (index === exponentStart) {
-			throw new FilterError(index + 1, `expected the exponent's digits in '${source.slice(start, index)}'`);
+			throw new FilterError(
+				index + 1,
+				`expected the exponent's digits in '${source.slice(start, index)}'`,
+			);
 		}
 	}
 	const text = source.slice(start, index);
@@ -116,7 +131,7 @@ function readString(source: string, start: number, tokens: Token[]): number {
 	let chunkStart = index;
 	for (;;) {
 		if (index >= source.length) {
-			throw new FilterError(start + 1, 'unterminated string (missing closing \'"\')');
+			throw new FilterError(start + 1, "unterminated string (missing closing '\"')");
 		}
 		const char = source[index];
 		if (char === '"') break;
@@ -129,7 +144,10 @@ function readString(source: string, start: number, tokens: Token[]): number {
 		if (escape === 'u') {
 			const hex = source.slice(index + 2, index + 6);
 			if (!/^[0-9A-Fa-f]{4}$/.test(hex)) {
-				throw new FilterError(index + 1, `invalid escape '\\u${hex}' in string (expected 4 hex digits)`);
+				throw new FilterError(
+					index + 1,
+					`invalid escape '\\u${hex}' in string (expected 4 hex digits)`,
+				);
 			}
 			value += String.fromCharCode(parseInt(hex, 16));
 			index += 6;
@@ -137,9 +155,12 @@ function readString(source: string, start: number, tokens: Token[]): number {
 			value += ESCAPES[escape];
 			index += 2;
 		} else {
-			throw new FilterError(index + 1, escape === undefined
-				? 'unterminated string (missing closing \'"\')'
-				: `invalid escape '\\${escape}' in string (use \\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX)`);
+			throw new FilterError(
+				index + 1,
+				escape === undefined
+					? "unterminated string (missing closing '\"')"
+					: `invalid escape '\\${escape}' in string (use \\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX)`,
+			);
 		}
 		chunkStart = index;
 	}

@@ -1,4 +1,9 @@
-import { COMPARISON_OPERATORS, type ComparisonOperator, type FilterNode, type Literal } from './ast';
+import {
+	COMPARISON_OPERATORS,
+	type ComparisonOperator,
+	type FilterNode,
+	type Literal,
+} from './ast';
 import { FilterError } from './errors';
 import { tokenize, type Token } from './lexer';
 import { didYouMean } from '../schema/values';
@@ -35,11 +40,17 @@ export function parseFilter(source: string): FilterNode {
 
 	const peek = () => tokens[index];
 	const fail = (token: Token, expected: string): never => {
-		throw new FilterError(token.position + 1, `expected ${expected}, found ${describeToken(token)}`);
+		throw new FilterError(
+			token.position + 1,
+			`expected ${expected}, found ${describeToken(token)}`,
+		);
 	};
 	const enter = (token: Token) => {
 		if (++depth > MAX_DEPTH) {
-			throw new FilterError(token.position + 1, `expression nested more than ${MAX_DEPTH} levels deep`);
+			throw new FilterError(
+				token.position + 1,
+				`expression nested more than ${MAX_DEPTH} levels deep`,
+			);
 		}
 	};
 
@@ -88,7 +99,11 @@ export function parseFilter(source: string): FilterNode {
 
 	function parseAttributeExpression(): FilterNode {
 		const attributeToken = peek();
-		if (attributeToken.type !== 'word' || isKeyword(attributeToken, 'and') || isKeyword(attributeToken, 'or')) {
+		if (
+			attributeToken.type !== 'word' ||
+			isKeyword(attributeToken, 'and') ||
+			isKeyword(attributeToken, 'or')
+		) {
 			return fail(attributeToken, 'an attribute name');
 		}
 		index++;
@@ -130,15 +145,21 @@ export function parseFilter(source: string): FilterNode {
 			if (word === 'null') return null;
 		}
 		index--;
-		return fail(token, `a value after '${operator}' (a "quoted string", a number, true, false or null)`);
+		return fail(
+			token,
+			`a value after '${operator}' (a "quoted string", a number, true, false or null)`,
+		);
 	}
 
 	const tree = parseOr();
 	if (peek().type !== 'end') {
 		const token = peek();
-		fail(token, token.type === ')' || token.type === ']'
-			? `'and', 'or' or end of input (unbalanced '${token.text}')`
-			: "'and', 'or' or end of input");
+		fail(
+			token,
+			token.type === ')' || token.type === ']'
+				? `'and', 'or' or end of input (unbalanced '${token.text}')`
+				: "'and', 'or' or end of input",
+		);
 	}
 	return tree;
 }

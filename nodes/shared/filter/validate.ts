@@ -10,12 +10,25 @@ export interface FilterIssue {
 	message: string;
 }
 
-const TEXT_OPERATORS: readonly ComparisonOperator[] = ['eq', 'ne', 'co', 'sw', 'ew', 'gt', 'ge', 'lt', 'le'];
+const TEXT_OPERATORS: readonly ComparisonOperator[] = [
+	'eq',
+	'ne',
+	'co',
+	'sw',
+	'ew',
+	'gt',
+	'ge',
+	'lt',
+	'le',
+];
 const ORDER_OPERATORS: readonly ComparisonOperator[] = ['eq', 'ne', 'gt', 'ge', 'lt', 'le'];
 const EQUALITY_OPERATORS: readonly ComparisonOperator[] = ['eq', 'ne'];
 
 /** What kind of attribute this is, in words, and which operators fit it. */
-function describeField(attribute: string, field: Field): { noun: string; operators: readonly ComparisonOperator[] } {
+function describeField(
+	attribute: string,
+	field: Field,
+): { noun: string; operators: readonly ComparisonOperator[] } {
 	switch (field.type) {
 		case 'string':
 		case 'email':
@@ -24,7 +37,10 @@ function describeField(attribute: string, field: Field): { noun: string; operato
 		case 'stringList':
 			return { noun: 'a text attribute', operators: TEXT_OPERATORS };
 		case 'enum':
-			return { noun: `an attribute with the values ${field.values.join(', ')}`, operators: ['eq', 'ne', 'co', 'sw', 'ew'] };
+			return {
+				noun: `an attribute with the values ${field.values.join(', ')}`,
+				operators: ['eq', 'ne', 'co', 'sw', 'ew'],
+			};
 		case 'number':
 			return { noun: 'a number attribute', operators: ORDER_OPERATORS };
 		case 'boolean':
@@ -36,20 +52,35 @@ function describeField(attribute: string, field: Field): { noun: string; operato
 		case 'object':
 			return { noun: 'an object (compare one of its sub-attributes, or use pr)', operators: [] };
 		case 'list':
-			return { noun: `a list of ${field.itemName.toLowerCase()} objects (use ${attribute}[<condition>] or pr)`, operators: [] };
+			return {
+				noun: `a list of ${field.itemName.toLowerCase()} objects (use ${attribute}[<condition>] or pr)`,
+				operators: [],
+			};
 		case 'customFields':
-			return { noun: `a map of custom fields (compare one of them as ${attribute}.<name>, or use pr)`, operators: [] };
+			return {
+				noun: `a map of custom fields (compare one of them as ${attribute}.<name>, or use pr)`,
+				operators: [],
+			};
 	}
 }
 
-function checkValue(attribute: string, field: Field, operator: ComparisonOperator, value: Literal): string | undefined {
+function checkValue(
+	attribute: string,
+	field: Field,
+	operator: ComparisonOperator,
+	value: Literal,
+): string | undefined {
 	if (value === null) return undefined;
 	const shown = printLiteral(value);
 	switch (field.type) {
 		case 'number':
-			return typeof value === 'number' ? undefined : `'${attribute}' is a number attribute: expected a number after '${operator}', found ${shown}`;
+			return typeof value === 'number'
+				? undefined
+				: `'${attribute}' is a number attribute: expected a number after '${operator}', found ${shown}`;
 		case 'boolean':
-			return typeof value === 'boolean' ? undefined : `'${attribute}' is a true/false attribute: expected true or false after '${operator}', found ${shown}`;
+			return typeof value === 'boolean'
+				? undefined
+				: `'${attribute}' is a true/false attribute: expected true or false after '${operator}', found ${shown}`;
 		case 'date':
 		case 'dateTime': {
 			if (typeof value !== 'string') {
@@ -61,13 +92,16 @@ function checkValue(attribute: string, field: Field, operator: ComparisonOperato
 				: `'${attribute}' is a ${field.type === 'date' ? 'date' : 'date-time'}: expected a date like "2024-05-01" or a date-time like "2024-05-01T10:30:00Z", found ${shown}`;
 		}
 		case 'enum':
-			if (typeof value !== 'string') return `'${attribute}' expects one of ${field.values.join(', ')} in quotes, found ${shown}`;
+			if (typeof value !== 'string')
+				return `'${attribute}' expects one of ${field.values.join(', ')} in quotes, found ${shown}`;
 			if (operator !== 'eq' && operator !== 'ne') return undefined;
 			return field.values.some((allowed) => allowed.toLowerCase() === value.toLowerCase())
 				? undefined
 				: `${shown} is not a value of '${attribute}' (expected one of ${field.values.join(', ')})${didYouMean(value, field.values)}`;
 		default:
-			return typeof value === 'string' ? undefined : `'${attribute}' is a text attribute: expected a quoted string after '${operator}', found ${shown}`;
+			return typeof value === 'string'
+				? undefined
+				: `'${attribute}' is a text attribute: expected a quoted string after '${operator}', found ${shown}`;
 	}
 }
 
@@ -121,10 +155,16 @@ function visit(node: FilterNode, fields: ResourceSchema['fields'], issues: Filte
 			const { noun, operators } = describeField(node.attribute, resolved.field);
 			const column = node.position + 1;
 			if (node.value === null && !EQUALITY_OPERATORS.includes(node.operator)) {
-				issues.push({ column, message: `null can only be compared with eq or ne (found '${node.operator} null')` });
+				issues.push({
+					column,
+					message: `null can only be compared with eq or ne (found '${node.operator} null')`,
+				});
 			} else if (!operators.includes(node.operator)) {
 				const fitting = operators.length ? `; use ${operators.join(', ')} or pr` : '';
-				issues.push({ column, message: `operator '${node.operator}' does not apply to '${node.attribute}', ${noun}${fitting}` });
+				issues.push({
+					column,
+					message: `operator '${node.operator}' does not apply to '${node.attribute}', ${noun}${fitting}`,
+				});
 			} else {
 				const problem = checkValue(node.attribute, resolved.field, node.operator, node.value);
 				if (problem) issues.push({ column, message: problem });

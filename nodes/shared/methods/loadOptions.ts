@@ -4,7 +4,9 @@ import { fetchCustomFieldDefinitions } from '../resources';
 import { assetSchema } from '../schema/asset';
 
 /** Asset custom fields for the Custom Fields picker (value: the field's lookup key). */
-export async function getAssetCustomFields(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+export async function getAssetCustomFields(
+	this: ILoadOptionsFunctions,
+): Promise<INodePropertyOptions[]> {
 	const definitions = await fetchCustomFieldDefinitions.call(this);
 	return definitions
 		.map((definition) => ({
@@ -19,8 +21,12 @@ export async function getAssetCustomFields(this: ILoadOptionsFunctions): Promise
  * Fields the asset filter builder offers: every filterable schema field, plus the service's
  * custom fields when they can be read (the schema fields are offered even when they cannot).
  */
-export async function getAssetFilterFields(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const fields: INodePropertyOptions[] = filterableAttributes(assetSchema.fields).map(({ label, path }) => ({ name: label, value: path }));
+export async function getAssetFilterFields(
+	this: ILoadOptionsFunctions,
+): Promise<INodePropertyOptions[]> {
+	const fields: INodePropertyOptions[] = filterableAttributes(assetSchema.fields).map(
+		({ label, path }) => ({ name: label, value: path }),
+	);
 	try {
 		for (const definition of await fetchCustomFieldDefinitions.call(this)) {
 			fields.push({
@@ -30,7 +36,9 @@ export async function getAssetFilterFields(this: ILoadOptionsFunctions): Promise
 			});
 		}
 	} catch (error) {
-		this.logger.debug(`Stockroom: custom fields not offered in the filter builder: ${(error as Error).message}`);
+		this.logger.debug(
+			`Stockroom: custom fields not offered in the filter builder: ${(error as Error).message}`,
+		);
 	}
 	return fields.sort((a, b) => a.name.localeCompare(b.name));
 }

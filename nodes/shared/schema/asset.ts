@@ -14,7 +14,13 @@ import {
 	type ResourceSchema,
 } from './fields';
 
-export const ASSET_STATUSES = ['New', 'ReadyToDeploy', 'Deployed', 'OutForRepair', 'Retired'] as const;
+export const ASSET_STATUSES = [
+	'New',
+	'ReadyToDeploy',
+	'Deployed',
+	'OutForRepair',
+	'Retired',
+] as const;
 
 /** Operating systems the service is known to report; other values are accepted. */
 export const ASSET_PLATFORMS = ['Android', 'ChromeOS', 'iOS', 'Linux', 'Mac', 'Unknown', 'Windows'];
@@ -25,7 +31,8 @@ export const assetSchema: ResourceSchema = {
 		...recordMetadata,
 		externalId: text('External ID', {
 			required: true,
-			description: 'Unique identifier of the asset, e.g. its ID in a source system. Create or Update matches on it.',
+			description:
+				'Unique identifier of the asset, e.g. its ID in a source system. Create or Update matches on it.',
 		}),
 		deviceName: text('Device Name', { required: true, description: 'Descriptive name' }),
 		status: oneOf('Status', ASSET_STATUSES, { required: true }),
@@ -51,7 +58,10 @@ export const assetSchema: ResourceSchema = {
 		lastSyncDtm: dateTime('Last Synced At', {
 			description: 'When the asset last synchronised from a device-management platform',
 		}),
-		platform: text('Platform', { suggestions: ASSET_PLATFORMS, description: 'Operating system name' }),
+		platform: text('Platform', {
+			suggestions: ASSET_PLATFORMS,
+			description: 'Operating system name',
+		}),
 		osVersion: text('OS Version'),
 		isEncrypted: boolean('Is Encrypted', { description: 'Whether the device is encrypted' }),
 		statusType: text('Status Type', { readOnly: true }),

@@ -128,7 +128,10 @@ export const number = (displayName: string, options: Options<NumberField> = {}):
 	displayName,
 	...options,
 });
-export const boolean = (displayName: string, options: Options<BooleanField> = {}): BooleanField => ({
+export const boolean = (
+	displayName: string,
+	options: Options<BooleanField> = {},
+): BooleanField => ({
 	type: 'boolean',
 	displayName,
 	...options,

@@ -41,7 +41,10 @@ export function validateRecord(
 ): FieldIssue[] {
 	const issues: FieldIssue[] = [];
 	if (!isPlainObject(record)) {
-		issues.push({ path: '', message: `expected the ${schema.noun} as a JSON object, got ${describeValue(record)}` });
+		issues.push({
+			path: '',
+			message: `expected the ${schema.noun} as a JSON object, got ${describeValue(record)}`,
+		});
 		return issues;
 	}
 	checkObject(schema.fields, record, '', options, issues, options.mode === 'replace');
@@ -74,13 +77,18 @@ function checkObject(
 			if (options.mode === 'replace' || field.required) {
 				issues.push({
 					path: fieldPath,
-					message: field.required ? 'is required and cannot be cleared' : 'cannot be null; leave the field out instead',
+					message: field.required
+						? 'is required and cannot be cleared'
+						: 'cannot be null; leave the field out instead',
 				});
 			}
 			continue;
 		}
 		if (field.required && value === '') {
-			issues.push({ path: fieldPath, message: `is required and cannot be empty (${describeExpected(field)})` });
+			issues.push({
+				path: fieldPath,
+				message: `is required and cannot be empty (${describeExpected(field)})`,
+			});
 			continue;
 		}
 		checkValue(field, value, fieldPath, options, issues);
@@ -163,7 +171,11 @@ function checkValue(
 			return;
 		case 'date':
 			if (typeof value !== 'string' || !isDateValue(value)) {
-				problem(typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? ' (a real calendar date)' : '');
+				problem(
+					typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value)
+						? ' (a real calendar date)'
+						: '',
+				);
 			}
 			return;
 		case 'dateTime':
@@ -172,7 +184,10 @@ function checkValue(
 		case 'enum':
 			if (typeof value !== 'string' || !field.values.includes(value)) {
 				const hint = typeof value === 'string' ? didYouMean(value, field.values) : '';
-				issues.push({ path, message: `expected ${describeExpected(field)}, got ${describeValue(value)}${hint}` });
+				issues.push({
+					path,
+					message: `expected ${describeExpected(field)}, got ${describeValue(value)}${hint}`,
+				});
 			}
 			return;
 		case 'object':
@@ -184,10 +199,20 @@ function checkValue(
 			value.forEach((element, index) => {
 				const elementPath = `${path}[${index}]`;
 				if (!isPlainObject(element)) {
-					issues.push({ path: elementPath, message: `expected a ${field.itemName.toLowerCase()} object, got ${describeValue(element)}` });
+					issues.push({
+						path: elementPath,
+						message: `expected a ${field.itemName.toLowerCase()} object, got ${describeValue(element)}`,
+					});
 				} else {
 					// list elements are always whole objects, whatever the write mode
-					checkObject(field.fields, element, elementPath, { ...options, mode: 'replace' }, issues, true);
+					checkObject(
+						field.fields,
+						element,
+						elementPath,
+						{ ...options, mode: 'replace' },
+						issues,
+						true,
+					);
 				}
 			});
 			return;
@@ -202,7 +227,10 @@ function checkValue(
 				const definition = findDefinition(name, options.customFieldDefinitions);
 				if (options.customFieldDefinitions && !definition) {
 					const names = options.customFieldDefinitions.map((d) => d.lookupKey);
-					issues.push({ path: customPath, message: `is not a custom field${didYouMean(name, names)}` });
+					issues.push({
+						path: customPath,
+						message: `is not a custom field${didYouMean(name, names)}`,
+					});
 					continue;
 				}
 				const message =
@@ -227,18 +255,29 @@ export function findDefinition(
 	);
 }
 
-const WRAPPED_ATTRIBUTES = ['numberValue', 'textValue', 'optionValue', 'currencyValue', 'linkValue'];
+const WRAPPED_ATTRIBUTES = [
+	'numberValue',
+	'textValue',
+	'optionValue',
+	'currencyValue',
+	'linkValue',
+];
 
 function checkMoney(value: unknown): string | undefined {
-	if (!isPlainObject(value)) return `expected a money amount {value, currency}, got ${describeValue(value)}`;
-	if (!isFiniteNumber(value.value)) return `expected a number in value, got ${describeValue(value.value)}`;
+	if (!isPlainObject(value))
+		return `expected a money amount {value, currency}, got ${describeValue(value)}`;
+	if (!isFiniteNumber(value.value))
+		return `expected a number in value, got ${describeValue(value.value)}`;
 	if (typeof value.currency !== 'string' || !isCurrencyCode(value.currency)) {
 		return `expected a 3-letter ISO 4217 currency code in currency, got ${describeValue(value.currency)}`;
 	}
 	return undefined;
 }
 
-function checkOptions(selected: unknown, definition: CustomFieldDefinition | undefined): string | undefined {
+function checkOptions(
+	selected: unknown,
+	definition: CustomFieldDefinition | undefined,
+): string | undefined {
 	if (!Array.isArray(selected) || selected.some((option) => typeof option !== 'string')) {
 		return `expected a list of option labels, got ${describeValue(selected)}`;
 	}
@@ -260,7 +299,8 @@ function checkWrappedCustomValue(
 	const keys = Object.keys(value);
 	// the API document's sample sends a money amount without the currencyValue wrapper
 	if (keys.includes('value') && keys.includes('currency') && keys.length === 2) {
-		if (definition && definition.type !== 'Currency') return `is a ${definition.type} field, not a money amount`;
+		if (definition && definition.type !== 'Currency')
+			return `is a ${definition.type} field, not a money amount`;
 		return checkMoney(value);
 	}
 	if (keys.length !== 1 || !WRAPPED_ATTRIBUTES.includes(keys[0])) {
@@ -273,9 +313,12 @@ function checkWrappedCustomValue(
 	}
 	switch (attribute) {
 		case 'numberValue':
-			return isFiniteNumber(inner) ? undefined : `expected a number in numberValue, got ${describeValue(inner)}`;
+			return isFiniteNumber(inner)
+				? undefined
+				: `expected a number in numberValue, got ${describeValue(inner)}`;
 		case 'textValue':
-			if (typeof inner !== 'string') return `expected a text in textValue, got ${describeValue(inner)}`;
+			if (typeof inner !== 'string')
+				return `expected a text in textValue, got ${describeValue(inner)}`;
 			return definition?.type === 'Date' && !isCalendarDate(inner)
 				? `expected a date as YYYY-MM-DD in textValue, got ${describeValue(inner)}`
 				: undefined;
@@ -303,7 +346,9 @@ function checkPlainCustomValue(
 ): string | undefined {
 	switch (definition?.type) {
 		case undefined:
-			return ['string', 'number', 'boolean'].includes(typeof value) || Array.isArray(value) || isPlainObject(value)
+			return ['string', 'number', 'boolean'].includes(typeof value) ||
+				Array.isArray(value) ||
+				isPlainObject(value)
 				? undefined
 				: `expected a text, number, true/false or list, got ${describeValue(value)}`;
 		case 'Number':

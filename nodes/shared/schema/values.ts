@@ -61,7 +61,8 @@ export const isPlainObject = (value: unknown): value is Record<string, unknown> 
 /** How a value looks in a message: strings quoted, the rest as JSON, long values shortened. */
 export function describeValue(value: unknown): string {
 	if (value === undefined) return 'nothing';
-	const shown = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+	const shown =
+		typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
 	return shown.length > 60 ? `${shown.slice(0, 57)}...` : shown;
 }
 

@@ -15,7 +15,17 @@ export interface Failure {
 	message: string;
 }
 
-const CONNECTION_CODES = ['ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'];
+const CONNECTION_CODES = [
+	'ECONNRESET',
+	'ECONNREFUSED',
+	'ECONNABORTED',
+	'ETIMEDOUT',
+	'EPIPE',
+	'ENOTFOUND',
+	'EAI_AGAIN',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+];
 
 /** The errors n8n's helpers throw wrap the HTTP client's error one or more levels deep. */
 function* causes(error: unknown): Generator<Record<string, unknown>> {
@@ -28,9 +38,13 @@ function* causes(error: unknown): Generator<Record<string, unknown>> {
 }
 
 function header(headers: unknown, name: string): string | undefined {
-	if (!isPlainObject(headers) && !(typeof headers === 'object' && headers !== null)) return undefined;
+	if (!isPlainObject(headers) && !(typeof headers === 'object' && headers !== null))
+		return undefined;
 	const record = headers as Record<string, unknown> & { get?: (key: string) => unknown };
-	const value = typeof record.get === 'function' ? record.get(name) : record[name] ?? record[name.toLowerCase()];
+	const value =
+		typeof record.get === 'function'
+			? record.get(name)
+			: (record[name] ?? record[name.toLowerCase()]);
 	return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
 }
 
@@ -57,22 +71,37 @@ export function readFailure(error: unknown, now: number): Failure {
 		const response = layer.response as Record<string, unknown> | undefined;
 		if (response && typeof response === 'object') {
 			const status = Number(response.status ?? response.statusCode);
-			if (failure.status === undefined && Number.isInteger(status) && status > 0) failure.status = status;
-			if (failure.body === undefined && response.data !== undefined) failure.body = parseBody(response.data);
-			if (failure.body === undefined && response.body !== undefined) failure.body = parseBody(response.body);
+			if (failure.status === undefined && Number.isInteger(status) && status > 0)
+				failure.status = status;
+			if (failure.body === undefined && response.data !== undefined)
+				failure.body = parseBody(response.data);
+			if (failure.body === undefined && response.body !== undefined)
+				failure.body = parseBody(response.body);
 			failure.retryAfterMs ??= parseRetryAfter(header(response.headers, 'retry-after'), now);
 		}
 		if (failure.status === undefined) {
 			const httpCode = Number(layer.httpCode ?? layer.statusCode);
 			if (Number.isInteger(httpCode) && httpCode > 0) failure.status = httpCode;
 		}
-		if (failure.code === undefined && typeof layer.code === 'string' && CONNECTION_CODES.includes(layer.code)) {
+		if (
+			failure.code === undefined &&
+			typeof layer.code === 'string' &&
+			CONNECTION_CODES.includes(layer.code)
+		) {
 			failure.code = layer.code;
 		}
-		if (failure.tokenError === undefined && isPlainObject(layer.body) && typeof layer.body.error === 'string') {
+		if (
+			failure.tokenError === undefined &&
+			isPlainObject(layer.body) &&
+			typeof layer.body.error === 'string'
+		) {
 			failure.tokenError = layer.body.error;
 		}
-		if (failure.code === undefined && typeof layer.message === 'string' && /socket hang up/i.test(layer.message)) {
+		if (
+			failure.code === undefined &&
+			typeof layer.message === 'string' &&
+			/socket hang up/i.test(layer.message)
+		) {
 			failure.code = 'ECONNRESET';
 		}
 	}

@@ -40,7 +40,9 @@ export function normalizeBaseUrl(value: unknown): string {
 	}
 	const host = match[2].replace(/:\d+$/, '').toLowerCase();
 	if (match[1].toLowerCase() !== 'https' && !LOOPBACK_HOSTS.includes(host)) {
-		throw new Error(`Base URL must use https:// (plain http is only allowed for localhost, 127.0.0.1 and [::1]), got "${text}"`);
+		throw new Error(
+			`Base URL must use https:// (plain http is only allowed for localhost, 127.0.0.1 and [::1]), got "${text}"`,
+		);
 	}
 	return text;
 }
@@ -49,16 +51,22 @@ export function normalizeBaseUrl(value: unknown): string {
 export async function getBaseUrl(this: RequestContext): Promise<string> {
 	let pending = baseUrls.get(this);
 	if (!pending) {
-		pending = this.getCredentials(CREDENTIAL_TYPE).then((credentials) => credentials.baseUrl as string);
+		pending = this.getCredentials(CREDENTIAL_TYPE).then(
+			(credentials) => credentials.baseUrl as string,
+		);
 		baseUrls.set(this, pending);
 	}
 	const configured = await pending;
 	try {
 		return normalizeBaseUrl(configured);
 	} catch (error) {
-		throw new NodeOperationError(this.getNode(), `Credential problem: ${(error as Error).message}`, {
-			description: 'Open the Stockroom credential and correct its Base URL.',
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`Credential problem: ${(error as Error).message}`,
+			{
+				description: 'Open the Stockroom credential and correct its Base URL.',
+			},
+		);
 	}
 }
 
@@ -70,7 +78,9 @@ export function onBaseOrigin(link: string, baseUrl: string): string {
 	const origin = /^https?:\/\/[^/?#]+/i;
 	const linkOrigin = origin.exec(link)?.[0];
 	const baseOrigin = origin.exec(baseUrl)?.[0];
-	return linkOrigin && baseOrigin && linkOrigin !== baseOrigin ? baseOrigin + link.slice(linkOrigin.length) : link;
+	return linkOrigin && baseOrigin && linkOrigin !== baseOrigin
+		? baseOrigin + link.slice(linkOrigin.length)
+		: link;
 }
 
 /**
@@ -86,7 +96,9 @@ export async function apiRequest(
 	options: RequestOptions,
 ): Promise<IDataObject> {
 	const baseUrl = await getBaseUrl.call(this);
-	const url = /^https?:\/\//i.test(pathOrUrl) ? onBaseOrigin(pathOrUrl, baseUrl) : baseUrl + pathOrUrl;
+	const url = /^https?:\/\//i.test(pathOrUrl)
+		? onBaseOrigin(pathOrUrl, baseUrl)
+		: baseUrl + pathOrUrl;
 	const retry = options.retry ?? DEFAULT_RETRY;
 	let waited = 0;
 	for (let attempt = 1; ; attempt++) {
@@ -94,14 +106,26 @@ export async function apiRequest(
 		if (options.qs && Object.keys(options.qs).length) request.qs = options.qs;
 		if (options.body !== undefined) request.body = options.body;
 		try {
-			return (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, request)) as IDataObject;
+			return (await this.helpers.httpRequestWithAuthentication.call(
+				this,
+				CREDENTIAL_TYPE,
+				request,
+			)) as IDataObject;
 		} catch (error) {
 			const failure = readFailure(error, Date.now());
 			const delay = isRetryable(failure) ? retryDelay(failure, attempt, Math.random) : undefined;
 			if (delay === undefined || attempt >= retry.maxAttempts || waited + delay > retry.maxWaitMs) {
-				throw toNodeApiError(this, failure, { ...options, method, path: url.slice(baseUrl.length) || url, baseUrl, attempts: attempt });
+				throw toNodeApiError(this, failure, {
+					...options,
+					method,
+					path: url.slice(baseUrl.length) || url,
+					baseUrl,
+					attempts: attempt,
+				});
 			}
-			this.logger.debug(`Stockroom: retrying ${method} after ${failure.status ?? failure.code} in ${delay} ms (attempt ${attempt} of ${retry.maxAttempts})`);
+			this.logger.debug(
+				`Stockroom: retrying ${method} after ${failure.status ?? failure.code} in ${delay} ms (attempt ${attempt} of ${retry.maxAttempts})`,
+			);
 			waited += delay;
 			await sleep(delay);
 		}
@@ -126,7 +150,8 @@ function toNodeApiError(
 }
 
 /** Whether a call failed because the record does not exist. */
-export const isNotFound = (error: unknown): boolean => error instanceof NodeApiError && error.httpCode === '404';
+export const isNotFound = (error: unknown): boolean =>
+	error instanceof NodeApiError && error.httpCode === '404';
 
 export interface ListOptions {
 	operation: string;

@@ -10,7 +10,11 @@ interface CallDetails {
 
 /** The scope the service wants for a call (reads `*.Read`, writes `*.Write`, users `Users.Read`). */
 export function requiredScope(method: string, path: string): string {
-	const area = /\/api\/scim\//.test(path) ? 'Users' : /\/api\/contracts\//.test(path) ? 'Contracts' : 'Assets';
+	const area = /\/api\/scim\//.test(path)
+		? 'Users'
+		: /\/api\/contracts\//.test(path)
+			? 'Contracts'
+			: 'Assets';
 	return area === 'Users' || method === 'GET' ? `${area}.Read` : `${area}.Write`;
 }
 
@@ -20,7 +24,10 @@ function problemLines(problem: Problem, failure: Failure): string[] {
 	for (const [field, messages] of Object.entries(problem.errors ?? {})) {
 		for (const message of messages) lines.push(`${field || 'request'}: ${message}`);
 	}
-	const facts = [failure.status !== undefined ? `HTTP ${failure.status}` : undefined, problem.traceId ? `trace ID ${problem.traceId}` : undefined].filter(Boolean);
+	const facts = [
+		failure.status !== undefined ? `HTTP ${failure.status}` : undefined,
+		problem.traceId ? `trace ID ${problem.traceId}` : undefined,
+	].filter(Boolean);
 	if (facts.length) lines.push(`(${facts.join(', ')})`);
 	return lines;
 }
@@ -33,7 +40,8 @@ export function describeFailure(
 ): { message: string; description: string } {
 	const failed = `Could not ${call.operation}`;
 	const facts = problemLines(problem, failure).join('\n');
-	const tokenError = failure.tokenError ?? (failure.message.includes('access token') ? problem.error : undefined);
+	const tokenError =
+		failure.tokenError ?? (failure.message.includes('access token') ? problem.error : undefined);
 	if (tokenError === 'invalid_client') {
 		return {
 			message: `${failed}: the service rejected the client ID or client secret (invalid_client)`,
@@ -50,7 +58,8 @@ export function describeFailure(
 	if (tokenError || /access token/i.test(failure.message)) {
 		return {
 			message: `${failed}: no access token could be obtained from ${call.baseUrl}/connect/token`,
-			description: `${failure.message.replace(/^.*?access token:?\s*/i, '')}\nCheck the credential's Base URL.`.trim(),
+			description:
+				`${failure.message.replace(/^.*?access token:?\s*/i, '')}\nCheck the credential's Base URL.`.trim(),
 		};
 	}
 	if (failure.status === undefined) {
@@ -71,7 +80,10 @@ export function describeFailure(
 		case 400:
 		case 409:
 		case 422:
-			return { message: `${failed}: ${problem.title ?? 'the service rejected the request'}`, description: facts };
+			return {
+				message: `${failed}: ${problem.title ?? 'the service rejected the request'}`,
+				description: facts,
+			};
 		case 401:
 			return {
 				message: `${failed}: the service did not accept the access token (HTTP 401)`,
@@ -82,7 +94,8 @@ export function describeFailure(
 			const scope = requiredScope(call.method, call.path);
 			return {
 				message: `${failed}: the credential lacks the ${scope} scope (HTTP 403)`,
-				description: `Grant ${scope} to the client app and select it in the credential's Scopes.\n${facts}`.trim(),
+				description:
+					`Grant ${scope} to the client app and select it in the credential's Scopes.\n${facts}`.trim(),
 			};
 		}
 		case 404:
@@ -90,7 +103,8 @@ export function describeFailure(
 		case 429:
 			return {
 				message: `${failed}: the service is still rate limiting after ${call.attempts} attempts (HTTP 429)`,
-				description: `Lower the workflow's request rate or raise the node's retry settings (Options > Max Retry Wait).\n${facts}`.trim(),
+				description:
+					`Lower the workflow's request rate or raise the node's retry settings (Options > Max Retry Wait).\n${facts}`.trim(),
 			};
 		default:
 			return {

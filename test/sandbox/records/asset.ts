@@ -107,7 +107,11 @@ export function patchAsset(
 			merged[key] = value;
 		}
 	}
-	const data = normalizeFields(assetSchema.fields, withoutUndefined(merged), context.customFieldDefinitions);
+	const data = normalizeFields(
+		assetSchema.fields,
+		withoutUndefined(merged),
+		context.customFieldDefinitions,
+	);
 	const cleared = Object.entries(assetSchema.fields).filter(
 		([key, field]) => field.required && data[key] === undefined,
 	);

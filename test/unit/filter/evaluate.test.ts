@@ -18,11 +18,31 @@ describe('evaluating filters on records', () => {
 
 	test.each([
 		['{textValue}', { textValue: 'EU-North' }, 'customFieldValues.costCenter sw "eu-"'],
-		['{optionValue}', { optionValue: ['Gold', 'Onsite'] }, 'customFieldValues.costCenter eq "onsite"'],
-		['{currencyValue:{value}}', { currencyValue: { value: 1200, currency: 'EUR' } }, 'customFieldValues.costCenter ge 1200'],
-		['a bare {value, currency}', { value: 1200, currency: 'EUR' }, 'customFieldValues.costCenter eq 1200'],
-		['{linkValue:{href}}', { linkValue: { href: 'https://support.example.com/x' } }, 'customFieldValues.costCenter co "support.example"'],
-		['a date in {textValue}', { textValue: '2024-02-01' }, 'customFieldValues.costCenter gt "2024-01-31T23:00:00Z"'],
+		[
+			'{optionValue}',
+			{ optionValue: ['Gold', 'Onsite'] },
+			'customFieldValues.costCenter eq "onsite"',
+		],
+		[
+			'{currencyValue:{value}}',
+			{ currencyValue: { value: 1200, currency: 'EUR' } },
+			'customFieldValues.costCenter ge 1200',
+		],
+		[
+			'a bare {value, currency}',
+			{ value: 1200, currency: 'EUR' },
+			'customFieldValues.costCenter eq 1200',
+		],
+		[
+			'{linkValue:{href}}',
+			{ linkValue: { href: 'https://support.example.com/x' } },
+			'customFieldValues.costCenter co "support.example"',
+		],
+		[
+			'a date in {textValue}',
+			{ textValue: '2024-02-01' },
+			'customFieldValues.costCenter gt "2024-01-31T23:00:00Z"',
+		],
 	])('custom field stored as %s', (_, value, text) => {
 		expect(test1(text, { customFieldValues: { costCenter: value } })).toBe(true);
 		expect(test1(`not (${text})`, { customFieldValues: { costCenter: value } })).toBe(false);
@@ -46,11 +66,16 @@ describe('evaluating filters on records', () => {
 	test('pr is false for empty values', () => {
 		expect(test1('notes pr', { notes: '' })).toBe(false);
 		expect(test1('customFieldValues pr', { customFieldValues: {} })).toBe(false);
-		expect(test1('customFieldValues pr', { customFieldValues: { a: { textValue: 'x' } } })).toBe(true);
+		expect(test1('customFieldValues pr', { customFieldValues: { a: { textValue: 'x' } } })).toBe(
+			true,
+		);
 	});
 
 	test('dates and date-times compare as instants; a date means midnight UTC', () => {
-		const record = { purchasedDate: '2024-03-01T00:00:00Z', lastSyncDtm: '2024-03-01T01:00:00.000+01:00' };
+		const record = {
+			purchasedDate: '2024-03-01T00:00:00Z',
+			lastSyncDtm: '2024-03-01T01:00:00.000+01:00',
+		};
 		expect(test1('purchasedDate eq "2024-03-01"', record)).toBe(true);
 		expect(test1('purchasedDate eq "2024-03-01T00:00:00.000Z"', record)).toBe(true);
 		expect(test1('lastSyncDtm eq "2024-03-01"', record)).toBe(true);
@@ -68,18 +93,32 @@ describe('evaluating filters on records', () => {
 	});
 
 	test('dotted paths into objects and lists of objects (any element)', () => {
-		const user = { emails: [{ value: 'a@example.com', type: 'work' }, { value: 'b@home.example', type: 'home' }], name: { givenName: 'Ada' } };
+		const user = {
+			emails: [
+				{ value: 'a@example.com', type: 'work' },
+				{ value: 'b@home.example', type: 'home' },
+			],
+			name: { givenName: 'Ada' },
+		};
 		expect(test1('emails.value ew "@home.example"', user, userSchema)).toBe(true);
 		expect(test1('emails[type eq "work" and value sw "a@"]', user, userSchema)).toBe(true);
 		expect(test1('emails[type eq "work" and value sw "b@"]', user, userSchema)).toBe(false);
 		expect(test1('name.givenName eq "ada"', user, userSchema)).toBe(true);
-		expect(test1('lastModifiedBy.email ew "@example.com"', { lastModifiedBy: { email: 'api@example.com' } })).toBe(true);
+		expect(
+			test1('lastModifiedBy.email ew "@example.com"', {
+				lastModifiedBy: { email: 'api@example.com' },
+			}),
+		).toBe(true);
 	});
 
 	test('precedence: not before and before or', () => {
 		const record = { status: 'New', hardwareVendor: 'Dell' };
-		expect(test1('status eq "Retired" and hardwareVendor eq "x" or status eq "New"', record)).toBe(true);
-		expect(test1('status eq "Retired" and (hardwareVendor eq "x" or status eq "New")', record)).toBe(false);
+		expect(test1('status eq "Retired" and hardwareVendor eq "x" or status eq "New"', record)).toBe(
+			true,
+		);
+		expect(
+			test1('status eq "Retired" and (hardwareVendor eq "x" or status eq "New")', record),
+		).toBe(false);
 		expect(test1('not (status eq "Retired") and hardwareVendor eq "Dell"', record)).toBe(true);
 	});
 });

@@ -11,10 +11,14 @@ import {
 } from '../../../nodes/shared/filter';
 import { withoutPositions } from './helpers';
 
-const attributeName = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_$-]{0,8}$/).filter(
-	(name) => !['and', 'or', 'not', 'pr', 'true', 'false', 'null'].includes(name.toLowerCase()),
-);
-const attribute = fc.array(attributeName, { minLength: 1, maxLength: 3 }).map((parts) => parts.join('.'));
+const attributeName = fc
+	.stringMatching(/^[A-Za-z_][A-Za-z0-9_$-]{0,8}$/)
+	.filter(
+		(name) => !['and', 'or', 'not', 'pr', 'true', 'false', 'null'].includes(name.toLowerCase()),
+	);
+const attribute = fc
+	.array(attributeName, { minLength: 1, maxLength: 3 })
+	.map((parts) => parts.join('.'));
 const literal: fc.Arbitrary<Literal> = fc.oneof(
 	fc.string({ unit: 'binary' }),
 	fc.double({ noNaN: true, noDefaultInfinity: true }),
@@ -26,21 +30,51 @@ const literal: fc.Arbitrary<Literal> = fc.oneof(
 const { tree } = fc.letrec<{ tree: FilterNode }>((self) => ({
 	tree: fc.oneof(
 		{ depthSize: 'small', withCrossShrink: true },
-		fc.record({ kind: fc.constant('compare' as const), attribute, operator: fc.constantFrom(...COMPARISON_OPERATORS), value: literal, position: fc.constant(0) }),
+		fc.record({
+			kind: fc.constant('compare' as const),
+			attribute,
+			operator: fc.constantFrom(...COMPARISON_OPERATORS),
+			value: literal,
+			position: fc.constant(0),
+		}),
 		fc.record({ kind: fc.constant('present' as const), attribute, position: fc.constant(0) }),
-		fc.record({ kind: fc.constant('and' as const), left: self('tree'), right: self('tree'), position: fc.constant(0) }),
-		fc.record({ kind: fc.constant('or' as const), left: self('tree'), right: self('tree'), position: fc.constant(0) }),
-		fc.record({ kind: fc.constant('not' as const), operand: self('tree'), position: fc.constant(0) }),
-		fc.record({ kind: fc.constant('valuePath' as const), attribute, filter: self('tree'), position: fc.constant(0) }),
+		fc.record({
+			kind: fc.constant('and' as const),
+			left: self('tree'),
+			right: self('tree'),
+			position: fc.constant(0),
+		}),
+		fc.record({
+			kind: fc.constant('or' as const),
+			left: self('tree'),
+			right: self('tree'),
+			position: fc.constant(0),
+		}),
+		fc.record({
+			kind: fc.constant('not' as const),
+			operand: self('tree'),
+			position: fc.constant(0),
+		}),
+		fc.record({
+			kind: fc.constant('valuePath' as const),
+			attribute,
+			filter: self('tree'),
+			position: fc.constant(0),
+		}),
 	),
 }));
 
 /** Re-spells canonical text the way people write it: other casing, spacing, extra parentheses. */
-const respelled = fc.tuple(tree, fc.boolean(), fc.constantFrom(' ', '  ', '\t', '\n ')).map(([node, upper, space]) =>
-	printFilter(node)
-		.replace(/ (and|or|eq|ne|co|sw|ew|gt|ge|lt|le|pr) /g, (_, word: string) => `${space}${upper ? word.toUpperCase() : word}${space}`)
-		.replace(/not \(/g, upper ? 'NOT(' : 'not ('),
-);
+const respelled = fc
+	.tuple(tree, fc.boolean(), fc.constantFrom(' ', '  ', '\t', '\n '))
+	.map(([node, upper, space]) =>
+		printFilter(node)
+			.replace(
+				/ (and|or|eq|ne|co|sw|ew|gt|ge|lt|le|pr) /g,
+				(_, word: string) => `${space}${upper ? word.toUpperCase() : word}${space}`,
+			)
+			.replace(/not \(/g, upper ? 'NOT(' : 'not ('),
+	);
 
 const onlyFilterErrors = (text: string) => {
 	try {
@@ -74,19 +108,58 @@ describe('filter properties', () => {
 
 	test('a built comparison keeps any string value as one value', () => {
 		fc.assert(
-			fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.constantFrom('x" or status pr or "', '\\', '"', '\\") or (', 'é ü 中 😀')), (value) => {
-				fc.pre(value !== '');
-				const node = buildFilter({ match: 'all', conditions: [{ field: 'deviceName', operator: 'eq', value }] }, assetSchema);
-				const parsed = parseFilter(printFilter(node!));
-				expect(withoutPositions(parsed)).toEqual({ kind: 'compare', attribute: 'deviceName', operator: 'eq', value });
-			}),
+			fc.property(
+				fc.oneof(
+					fc.string({ unit: 'binary' }),
+					fc.constantFrom('x" or status pr or "', '\\', '"', '\\") or (', 'é ü 中 😀'),
+				),
+				(value) => {
+					fc.pre(value !== '');
+					const node = buildFilter(
+						{ match: 'all', conditions: [{ field: 'deviceName', operator: 'eq', value }] },
+						assetSchema,
+					);
+					const parsed = parseFilter(printFilter(node!));
+					expect(withoutPositions(parsed)).toEqual({
+						kind: 'compare',
+						attribute: 'deviceName',
+						operator: 'eq',
+						value,
+					});
+				},
+			),
 			{ numRuns: 2000 },
 		);
 	});
 
 	test('random text never crashes the parser: it parses or throws a FilterError with a column', () => {
 		const tokenSoup = fc
-			.array(fc.constantFrom('and', 'or', 'not', '(', ')', '[', ']', '"', '\\', 'eq', 'pr', ' ', '.', '-', '1', 'e', 'x', 'true', 'null', '\\u00', '"a"'), { maxLength: 40 })
+			.array(
+				fc.constantFrom(
+					'and',
+					'or',
+					'not',
+					'(',
+					')',
+					'[',
+					']',
+					'"',
+					'\\',
+					'eq',
+					'pr',
+					' ',
+					'.',
+					'-',
+					'1',
+					'e',
+					'x',
+					'true',
+					'null',
+					'\\u00',
+					'"a"',
+				),
+				{ maxLength: 40 },
+			)
 			.map((parts) => parts.join(''));
 		fc.assert(fc.property(fc.string({ unit: 'binary' }), onlyFilterErrors), { numRuns: 3000 });
 		fc.assert(fc.property(tokenSoup, onlyFilterErrors), { numRuns: 5000 });

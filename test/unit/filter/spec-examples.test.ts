@@ -10,16 +10,53 @@ const matches = (schema: ResourceSchema, text: string, records: Array<Record<str
 };
 
 const assets = [
-	{ id: 'a1', hardwareVendor: 'Dell Inc.', status: 'Deployed', lastSyncDtm: '2024-03-01T10:00:00.000Z', customFieldValues: { memoryGb: { numberValue: 16 } } },
-	{ id: 'a2', hardwareVendor: 'Apple', status: 'deployed', customFieldValues: { memoryGb: { numberValue: 8 } } },
-	{ id: 'a3', hardwareVendor: 'dell', status: 'Retired', lastSyncDtm: '2023-01-01T00:00:00Z', customFields: { memoryGb: 32 } },
+	{
+		id: 'a1',
+		hardwareVendor: 'Dell Inc.',
+		status: 'Deployed',
+		lastSyncDtm: '2024-03-01T10:00:00.000Z',
+		customFieldValues: { memoryGb: { numberValue: 16 } },
+	},
+	{
+		id: 'a2',
+		hardwareVendor: 'Apple',
+		status: 'deployed',
+		customFieldValues: { memoryGb: { numberValue: 8 } },
+	},
+	{
+		id: 'a3',
+		hardwareVendor: 'dell',
+		status: 'Retired',
+		lastSyncDtm: '2023-01-01T00:00:00Z',
+		customFields: { memoryGb: 32 },
+	},
 	{ id: 'a4', hardwareVendor: 'Lenovo', status: 'New', lastSyncDtm: '' },
 ];
 
 const contracts = [
-	{ id: 'c1', vendorName: 'Agilebits Inc', isAutomaticRenewal: true, agreementDate: '2021-06-01T00:00:00Z', lineItems: [{ description: 'Seats', unitCount: 150 }] },
-	{ id: 'c2', vendorName: 'Microsoft Corporation', agreementDate: '2021-05-31T00:00:00Z', lineItems: [{ description: 'E3', unitCount: 100 }, { description: 'E5', unitCount: 20 }] },
-	{ id: 'c3', vendorName: 'microsoft', isAutomaticRenewal: false, agreementDate: '2022-01-15T00:00:00Z', lineItems: [] },
+	{
+		id: 'c1',
+		vendorName: 'Agilebits Inc',
+		isAutomaticRenewal: true,
+		agreementDate: '2021-06-01T00:00:00Z',
+		lineItems: [{ description: 'Seats', unitCount: 150 }],
+	},
+	{
+		id: 'c2',
+		vendorName: 'Microsoft Corporation',
+		agreementDate: '2021-05-31T00:00:00Z',
+		lineItems: [
+			{ description: 'E3', unitCount: 100 },
+			{ description: 'E5', unitCount: 20 },
+		],
+	},
+	{
+		id: 'c3',
+		vendorName: 'microsoft',
+		isAutomaticRenewal: false,
+		agreementDate: '2022-01-15T00:00:00Z',
+		lineItems: [],
+	},
 ];
 
 describe('examples from service-api.md and service-behaviour.md', () => {
@@ -62,20 +99,63 @@ describe('examples from service-api.md and service-behaviour.md', () => {
 
 	test('vendor examples from other resources evaluate as documented', () => {
 		const events: Fields = {
-			actor: { type: 'object', displayName: 'Actor', fields: { alternateId: { type: 'email', displayName: 'Alternate ID' } } },
+			actor: {
+				type: 'object',
+				displayName: 'Actor',
+				fields: { alternateId: { type: 'email', displayName: 'Alternate ID' } },
+			},
 			published: { type: 'dateTime', displayName: 'Published' },
 			status: { type: 'string', displayName: 'Status' },
-			steps: { type: 'list', displayName: 'Steps', itemName: 'Step', fields: { status: { type: 'string', displayName: 'Status' }, id: { type: 'string', displayName: 'ID' } } },
-			licenses: { type: 'list', displayName: 'Licenses', itemName: 'License', fields: { name: { type: 'string', displayName: 'Name' } } },
+			steps: {
+				type: 'list',
+				displayName: 'Steps',
+				itemName: 'Step',
+				fields: {
+					status: { type: 'string', displayName: 'Status' },
+					id: { type: 'string', displayName: 'ID' },
+				},
+			},
+			licenses: {
+				type: 'list',
+				displayName: 'Licenses',
+				itemName: 'License',
+				fields: { name: { type: 'string', displayName: 'Name' } },
+			},
 			name: { type: 'string', displayName: 'Name' },
 		};
 		const schema = { noun: 'event', fields: events };
 		const records = [
-			{ id: 'e1', actor: { alternateId: 'John.Doe@example.com' }, published: '2020-11-15T08:00:00Z', status: 'Running', steps: [{ status: 'Waiting', id: 'abc' }], name: 'Zoom' },
-			{ id: 'e2', actor: { alternateId: 'john.doe@example.com' }, published: '2020-12-01T00:00:00Z', status: 'Terminated', steps: [{ status: 'waiting', id: 'abc' }], licenses: [{ name: 'x' }] },
+			{
+				id: 'e1',
+				actor: { alternateId: 'John.Doe@example.com' },
+				published: '2020-11-15T08:00:00Z',
+				status: 'Running',
+				steps: [{ status: 'Waiting', id: 'abc' }],
+				name: 'Zoom',
+			},
+			{
+				id: 'e2',
+				actor: { alternateId: 'john.doe@example.com' },
+				published: '2020-12-01T00:00:00Z',
+				status: 'Terminated',
+				steps: [{ status: 'waiting', id: 'abc' }],
+				licenses: [{ name: 'x' }],
+			},
 		];
-		expect(matches(schema, 'actor.alternateId eq "john.doe@example.com" and (published ge "2020-11-01" and published lt "2020-12-01")', records)).toEqual(['e1']);
-		expect(matches(schema, 'status ne "Terminated" and steps[status eq "Waiting" and id eq "abc"]', records)).toEqual(['e1']);
+		expect(
+			matches(
+				schema,
+				'actor.alternateId eq "john.doe@example.com" and (published ge "2020-11-01" and published lt "2020-12-01")',
+				records,
+			),
+		).toEqual(['e1']);
+		expect(
+			matches(
+				schema,
+				'status ne "Terminated" and steps[status eq "Waiting" and id eq "abc"]',
+				records,
+			),
+		).toEqual(['e1']);
 		expect(matches(schema, 'not(licenses pr)', records)).toEqual(['e1']);
 		expect(matches(schema, 'name eq "zoom"', records)).toEqual(['e1']);
 	});
