@@ -1,52 +1,20 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { idPattern, recordLocator } from '../shared/descriptions/locators';
 import { buildFilter, printFilter } from '../shared/filter';
 import { ASSETS_PATH } from '../shared/resources';
 import { assetSchema } from '../shared/schema/asset';
 import { apiRequest, type RetryPolicy } from '../shared/transport';
 
-export const ASSET_ID_PATTERN = '^[0-9a-fA-F]{24}$';
+const ASSET_ID_PATTERN = idPattern(24);
 
 /** Picks one asset: from a searchable list, by ID, or by External ID. */
-export const assetLocator: INodeProperties = {
-	displayName: 'Asset',
-	name: 'asset',
-	type: 'resourceLocator',
-	default: { mode: 'list', value: '' },
-	required: true,
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			typeOptions: {
-				searchListMethod: 'searchAssets',
-				searchable: true,
-				searchFilterRequired: false,
-			},
-		},
-		{
-			displayName: 'By ID',
-			name: 'id',
-			type: 'string',
-			placeholder: '65f1c0ffee0123456789abcd',
-			validation: [
-				{
-					type: 'regex',
-					properties: {
-						regex: ASSET_ID_PATTERN,
-						errorMessage: 'An asset ID is 24 hexadecimal characters',
-					},
-				},
-			],
-		},
-		{
-			displayName: 'By External ID',
-			name: 'externalId',
-			type: 'string',
-			placeholder: 'e.g. the ID in your MDM',
-		},
-	],
-};
+export const assetLocator = recordLocator({
+	noun: 'Asset',
+	searchListMethod: 'searchAssets',
+	idLength: 24,
+	idPlaceholder: '65f1c0ffee0123456789abcd',
+	externalIdPlaceholder: 'e.g. the ID in your MDM',
+});
 
 /** The asset's service ID, looking it up when given by External ID; null when none matches. */
 export async function resolveAssetId(

@@ -1,44 +1,17 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { optionsProperty, readRetryPolicy } from '../../shared/descriptions/common';
+import { idPattern, recordLocator } from '../../shared/descriptions/locators';
 import { showFor } from '../../shared/descriptions/showFor';
 import { USERS_PATH } from '../../shared/resources';
 import { apiRequest, type RetryPolicy } from '../../shared/transport';
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'User',
-		name: 'user',
-		type: 'resourceLocator',
-		default: { mode: 'list', value: '' },
-		required: true,
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				typeOptions: {
-					searchListMethod: 'searchUsers',
-					searchable: true,
-					searchFilterRequired: false,
-				},
-			},
-			{
-				displayName: 'By ID',
-				name: 'id',
-				type: 'string',
-				placeholder: '2819c223f4a54c2a8a1b2c3d4e5f6a7b',
-				validation: [
-					{
-						type: 'regex',
-						properties: {
-							regex: '^[0-9a-fA-F]{32}$',
-							errorMessage: 'A user ID is 32 hexadecimal characters',
-						},
-					},
-				],
-			},
-		],
-	},
+	recordLocator({
+		noun: 'User',
+		searchListMethod: 'searchUsers',
+		idLength: 32,
+		idPlaceholder: '2819c223f4a54c2a8a1b2c3d4e5f6a7b',
+	}),
 	optionsProperty(),
 ];
 
@@ -51,7 +24,7 @@ interface Prepared {
 
 export async function prepare(this: IExecuteFunctions, i: number): Promise<Prepared> {
 	const id = String(this.getNodeParameter('user', i, '', { extractValue: true }) ?? '').trim();
-	if (!/^[0-9a-fA-F]{32}$/.test(id))
+	if (!new RegExp(idPattern(32)).test(id))
 		throw new Error(`User: "${id}" is not a user ID (32 hexadecimal characters)`);
 	return { id, retry: readRetryPolicy(this.getNodeParameter('options', i, {}) as IDataObject) };
 }
