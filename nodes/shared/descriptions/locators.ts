@@ -1,4 +1,4 @@
-import type { INodeProperties, INodePropertyMode } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 export interface LocatorOptions {
 	/** Label and parameter name, e.g. "Asset" → parameter `asset`. */
@@ -16,47 +16,43 @@ export const idPattern = (length: number) => `^[0-9a-fA-F]{${length}}$`;
 
 /** Picks one record: from a searchable list, by ID, or (where records have one) by External ID. */
 export function recordLocator(options: LocatorOptions): INodeProperties {
-	const modes: INodePropertyMode[] = [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			typeOptions: {
-				searchListMethod: options.searchListMethod,
-				searchable: true,
-				searchFilterRequired: false,
-			},
-		},
-		{
-			displayName: 'By ID',
-			name: 'id',
-			type: 'string',
-			placeholder: options.idPlaceholder,
-			validation: [
-				{
-					type: 'regex',
-					properties: {
-						regex: idPattern(options.idLength),
-						errorMessage: `A ${options.noun.toLowerCase()} ID is ${options.idLength} hexadecimal characters`,
-					},
-				},
-			],
-		},
-	];
-	if (options.externalIdPlaceholder) {
-		modes.push({
-			displayName: 'By External ID',
-			name: 'externalId',
-			type: 'string',
-			placeholder: options.externalIdPlaceholder,
-		});
-	}
-	return {
+	const errorMessage = `A ${options.noun.toLowerCase()} ID is ${options.idLength} hexadecimal characters`;
+	const locator: INodeProperties = {
 		displayName: options.noun,
 		name: options.noun.toLowerCase(),
 		type: 'resourceLocator',
 		default: { mode: 'list', value: '' },
 		required: true,
-		modes,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: {
+					searchListMethod: options.searchListMethod,
+					searchable: true,
+					searchFilterRequired: false,
+				},
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: options.idPlaceholder,
+				validation: [
+					{ type: 'regex', properties: { regex: idPattern(options.idLength), errorMessage } },
+				],
+			},
+			{
+				displayName: 'By External ID',
+				name: 'externalId',
+				type: 'string',
+				placeholder: options.externalIdPlaceholder,
+			},
+		],
 	};
+	if (!options.externalIdPlaceholder) {
+		locator.modes = locator.modes?.filter((mode) => mode.name !== 'externalId');
+	}
+	return locator;
 }
