@@ -1,18 +1,43 @@
-import { ExecuteContext, LoadOptionsContext, PollContext } from 'n8n-core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Logger } from '@n8n/backend-common';
+import { Container } from '@n8n/di';
+import { ExpressionEvaluator, IsolatedVmBridge } from '@n8n/expression-runtime';
 import {
+	Credentials,
+	ExecuteContext,
+	getAdditionalKeys,
+	InstanceSettings,
+	LoadOptionsContext,
+	PollContext,
+} from 'n8n-core';
+import {
+	createRunExecutionData,
+	Expression,
+	ICredentialsHelper,
+	LoggerProxy,
+	NodeHelpers,
 	Workflow,
 	type ICredentialDataDecryptedObject,
+	type ICredentialsExpressionResolveValues,
 	type IDataObject,
+	type IExecuteData,
+	type IHttpRequestOptions,
 	type INode,
+	type INodeCredentialsDetails,
 	type INodeExecutionData,
 	type INodeListSearchResult,
 	type INodeParameters,
+	type INodeProperties,
 	type INodePropertyOptions,
 	type INodeType,
 	type INodeTypes,
-	type IRunExecutionData,
+	type ITaskDataConnections,
 	type IWorkflowExecuteAdditionalData,
+	type WorkflowExecuteMode,
 } from 'n8n-workflow';
+import { expressionSandboxHooks } from 'n8n-workflow/dist/cjs/expression-sandboxing.js';
 import { StockroomOAuth2Api } from '../../credentials/StockroomOAuth2Api.credentials';
 import type { Sandbox } from '../sandbox/server';
 
@@ -20,8 +45,115 @@ import type { Sandbox } from '../sandbox/server';
  * Runs our nodes inside n8n-core's real execution contexts, so parameter resolution (defaults,
  * expressions, resource locators), `continueOnFail`, error wrapping and above all n8n's own OAuth2
  * client-credentials code (token request with HTTP Basic, token stored in the credential, new
- * token and one retry on 401) run for real, over HTTP, against the sandbox.
+ * token and one retry on 401) run for real, over HTTP. Only what n8n's CLI adds around n8n-core
+ * (the credentials database, the workflow runner) is replaced, by the smallest faithful copy.
  */
+
+const CREDENTIAL_TYPE = 'stockroomOAuth2Api';
+
+// n8n 2.41 evaluates expressions in isolated-vm (N8N_EXPRESSION_ENGINE defaults to 'vm'), and the
+// engines differ: the legacy one turns an error thrown in an expression into `undefined`, so the
+// credential's "Base URL must start with https://" would vanish. Expression.initExpressionEngine
+// loads the runtime with `import()`, which jest refuses without --experimental-vm-modules: this
+// is its body for the 'vm' engine, with n8n's default settings (@n8n/config ExpressionEngineConfig).
+let vmEngineStarted: Promise<void> | undefined;
+const vmEngine = async () => await (vmEngineStarted ??= startVmEngine());
+async function startVmEngine(): Promise<void> {
+	const evaluator = new ExpressionEvaluator({
+		createBridge: () =>
+			new IsolatedVmBridge({ timeout: 5000, memoryLimit: 128, logger: LoggerProxy }),
+		maxCodeCacheSize: 1024,
+		poolSize: 1,
+		hooks: expressionSandboxHooks,
+		logger: LoggerProxy,
+	});
+	await evaluator.initialize();
+	Object.assign(Expression, { expressionEngine: 'vm', vmEvaluator: evaluator });
+}
+
+// n8n-core's contexts read InstanceSettings from the container, which otherwise loads (or creates,
+// with a random encryption key) ~/.n8n/config: keep tests away from a real n8n's settings.
+const n8nFolder = mkdtempSync(path.join(tmpdir(), 'stockroom-jest-n8n-'));
+Container.set(
+	InstanceSettings,
+	new InstanceSettings(
+		{
+			n8nFolder,
+			userHome: n8nFolder,
+			encryptionKey: 'stockroom-tests',
+			enforceSettingsFilePermissions: false,
+		},
+		Container.get(Logger),
+	),
+);
+
+// jest: the engine's isolates would keep the worker alive
+if (typeof afterAll === 'function') {
+	afterAll(async () => {
+		await Expression.disposeExpressionEngine();
+		rmSync(n8nFolder, { recursive: true, force: true });
+	});
+}
+
+/** As n8n runs a node, a poll or a list: with an expression isolate held by the workflow. */
+async function inIsolate<T>(workflow: Workflow, run: () => Promise<T>): Promise<T> {
+	await vmEngine();
+	return await workflow.expression.withIsolate(run);
+}
+
+/**
+ * What our credential inherits from n8n-nodes-base 2.41.1 `OAuth2Api.credentials` (properties we
+ * override, those hidden for client credentials, and `doNotInherit` ones left out), plus the
+ * `oauthTokenData` property n8n's CLI CredentialsHelper.getCredentialsProperties adds to it.
+ */
+const OAUTH2_API_PROPERTIES: INodeProperties[] = [
+	{
+		displayName: 'Use Dynamic Client Registration',
+		name: 'useDynamicClientRegistration',
+		type: 'hidden',
+		default: false,
+	},
+	{
+		displayName: 'Client ID',
+		name: 'clientId',
+		type: 'string',
+		displayOptions: { show: { useDynamicClientRegistration: [false] } },
+		default: '',
+		required: true,
+	},
+	{
+		displayName: 'Authentication',
+		name: 'clientCredentialType',
+		type: 'hidden',
+		default: 'clientSecret',
+	},
+	{
+		displayName: 'Client Secret',
+		name: 'clientSecret',
+		type: 'string',
+		displayOptions: { show: { useDynamicClientRegistration: [false] } },
+		typeOptions: { password: true },
+		default: '',
+		required: true,
+	},
+	{ displayName: 'Private Key', name: 'privateKey', type: 'hidden', default: '' },
+	{ displayName: 'Certificate', name: 'certificate', type: 'hidden', default: '' },
+	{
+		displayName: 'oauthTokenData',
+		name: 'oauthTokenData',
+		type: 'json',
+		required: false,
+		default: {},
+	},
+];
+
+/** CredentialsHelper.getCredentialsProperties of n8n's CLI: the parent's, then our own. */
+function credentialProperties(): INodeProperties[] {
+	const properties: INodeProperties[] = [];
+	NodeHelpers.mergeNodeProperties(properties, OAUTH2_API_PROPERTIES);
+	NodeHelpers.mergeNodeProperties(properties, new StockroomOAuth2Api().properties);
+	return properties;
+}
 
 export interface CredentialInput {
 	baseUrl: string;
@@ -30,31 +162,41 @@ export interface CredentialInput {
 	scopes?: string[];
 }
 
-/** The credential as n8n would store it, with the OAuth2 token n8n-core saves into it. */
+let credentialCount = 0;
+
+/** One saved credential, as n8n's database holds it, with the OAuth2 token n8n-core saves into it. */
 export class CredentialStore {
-	oauthTokenData: IDataObject | undefined;
+	/** Each its own id: n8n-core coalesces concurrent token refreshes per credential id. */
+	readonly details: INodeCredentialsDetails = {
+		id: `credential-${++credentialCount}`,
+		name: 'Stockroom',
+	};
 
-	constructor(public input: CredentialInput) {}
+	/** The stored data: what the user typed (defaults and `$self` expressions not applied). */
+	data: ICredentialDataDecryptedObject;
 
-	/** The decrypted credential: our properties' defaults, `$self` expressions resolved. */
-	decrypted(): ICredentialDataDecryptedObject {
-		const data: IDataObject = { scopes: this.input.scopes, ...this.input };
-		if (this.input.scopes === undefined) delete data.scopes;
-		const expressions: Array<[string, string]> = [];
-		for (const property of new StockroomOAuth2Api().properties) {
-			if (data[property.name] !== undefined) continue;
-			const value = property.default;
-			if (typeof value === 'string' && value.startsWith('={{'))
-				expressions.push([property.name, value.slice(3, -2)]);
-			else data[property.name] = value as IDataObject[string];
-		}
-		// the expressions are plain JavaScript over $self; evaluate them as n8n's engine would
-		for (const [name, expression] of expressions) {
-			data[name] = new Function('$self', `return (${expression});`)(data) as string;
-		}
-		if (this.oauthTokenData) data.oauthTokenData = this.oauthTokenData;
-		return data as ICredentialDataDecryptedObject;
+	constructor(input: CredentialInput) {
+		this.data = { ...input };
 	}
+
+	/** The token n8n-core fetched and saved; replace it to simulate an expired or revoked one. */
+	get oauthTokenData(): IDataObject | undefined {
+		return this.data.oauthTokenData as IDataObject | undefined;
+	}
+
+	set oauthTokenData(token: IDataObject | undefined) {
+		const { oauthTokenData: _replaced, ...rest } = this.data;
+		this.data = token === undefined ? rest : { ...rest, oauthTokenData: token };
+	}
+}
+
+const stores = new Map<string, CredentialStore>();
+
+/** The credential saved with these values: runs given the same values share it and its token. */
+export function credentialStore(input: CredentialInput): CredentialStore {
+	const key = JSON.stringify([input.baseUrl, input.clientId, input.clientSecret, input.scopes]);
+	if (!stores.has(key)) stores.set(key, new CredentialStore(input));
+	return stores.get(key)!;
 }
 
 export const sandboxCredential = (
@@ -68,53 +210,198 @@ export const sandboxCredential = (
 		...overrides,
 	});
 
-const CREDENTIAL_TYPE = 'stockroomOAuth2Api';
+// n8n's CLI resolves a credential outside a run (polls, lists) in a new one-node workflow holding
+// its own isolate; one kept for all evaluates the same, without a 20 ms isolate per request.
+let credentialWorkflowStarted: Promise<Workflow> | undefined;
+const credentialWorkflow = async () =>
+	await (credentialWorkflowStarted ??= (async () => {
+		const workflow = new Workflow({
+			nodes: [
+				{ id: 'mock', name: '', type: 'mock', typeVersion: 1, position: [0, 0], parameters: {} },
+			],
+			connections: {},
+			active: false,
+			nodeTypes: nodeTypesOf({ description: { properties: [] } } as unknown as INodeType),
+		});
+		await vmEngine();
+		await workflow.expression.acquireIsolate();
+		return workflow;
+	})());
 
-function additionalDataFor(
-	store: CredentialStore,
-	currentNodeParameters?: INodeParameters,
-): IWorkflowExecuteAdditionalData {
-	const credentialsHelper = {
-		getParentTypes: (type: string) => (type === CREDENTIAL_TYPE ? ['oAuth2Api'] : []),
-		isCredentialUsableByNode: () => true,
-		getDecrypted: async () => store.decrypted(),
-		updateCredentialsOauthTokenData: async (
-			_node: unknown,
-			_type: string,
-			data: ICredentialDataDecryptedObject,
-		) => {
-			store.oauthTokenData = data.oauthTokenData as IDataObject;
-		},
-		runPreAuthentication: async () => undefined,
-		preAuthentication: async () => undefined,
-		authenticate: async (_credentials: unknown, _type: string, options: unknown) => options,
-	};
-	return {
-		credentialsHelper,
-		executionId: 'test-execution',
-		variables: {},
-		currentNodeParameters,
-	} as unknown as IWorkflowExecuteAdditionalData;
+/** What n8n-core calls on `additionalData.credentialsHelper`, after n8n's CLI CredentialsHelper. */
+class InMemoryCredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly store: CredentialStore) {
+		super();
+	}
+
+	getParentTypes(type: string): string[] {
+		return type === CREDENTIAL_TYPE ? ['oAuth2Api'] : [];
+	}
+
+	// our credential type does not set restrictToSupportedNodes
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+
+	getCredentialsProperties(type: string): INodeProperties[] {
+		this.assertType(type);
+		return credentialProperties();
+	}
+
+	// n8n-core signs OAuth2 requests itself; `authenticate` applies only a type's own `authenticate`
+	async authenticate(
+		_credentials: ICredentialDataDecryptedObject,
+		_type: string,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		return requestOptions;
+	}
+
+	// both only act for types with a `preAuthentication` function (an expirable property)
+	async preAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	async runPreAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	async getCredentials(details: INodeCredentialsDetails, type: string): Promise<Credentials> {
+		this.assertType(type);
+		const credentials = new Credentials(details, type);
+		await credentials.setData(this.store.data);
+		return credentials;
+	}
+
+	async updateCredentials(
+		_details: INodeCredentialsDetails,
+		type: string,
+		data: ICredentialDataDecryptedObject,
+	): Promise<void> {
+		this.assertType(type);
+		this.store.data = { ...data };
+	}
+
+	async updateCredentialsOauthTokenData(
+		_details: INodeCredentialsDetails,
+		type: string,
+		data: ICredentialDataDecryptedObject,
+	): Promise<void> {
+		this.assertType(type);
+		this.store.oauthTokenData = data.oauthTokenData as IDataObject;
+	}
+
+	/** getDecrypted and applyDefaultsAndOverwrites of n8n's CLI, without overwrites or secrets. */
+	async getDecrypted(
+		additionalData: IWorkflowExecuteAdditionalData,
+		_details: INodeCredentialsDetails,
+		type: string,
+		mode: WorkflowExecuteMode,
+		executeData?: IExecuteData,
+		raw?: boolean,
+		resolveValues?: ICredentialsExpressionResolveValues,
+	): Promise<ICredentialDataDecryptedObject> {
+		this.assertType(type);
+		const stored = structuredClone(this.store.data);
+		if (raw === true) return stored;
+		const properties = credentialProperties();
+		const values = stored as INodeParameters;
+		let decrypted = NodeHelpers.getNodeParameters(properties, values, true, false, null, null)!;
+		if (values.oauthTokenData !== undefined) decrypted.oauthTokenData = values.oauthTokenData;
+		const additionalKeys = getAdditionalKeys(additionalData, mode, null, { isCredential: true });
+		// the credential's data is `$self` in its own expressions
+		if (resolveValues) {
+			try {
+				decrypted = resolveValues.workflow.expression.getParameterValue(
+					decrypted,
+					resolveValues.runExecutionData,
+					resolveValues.runIndex,
+					resolveValues.itemIndex,
+					resolveValues.node.name,
+					resolveValues.connectionInputData,
+					mode,
+					additionalKeys,
+					executeData,
+					false,
+					decrypted,
+				) as INodeParameters;
+			} catch (error) {
+				(error as Error).message += ' [Error resolving credentials]';
+				throw error;
+			}
+		} else {
+			const workflow = await credentialWorkflow();
+			decrypted = workflow.expression.getComplexParameterValue(
+				workflow.getNode('')!,
+				decrypted,
+				mode,
+				additionalKeys,
+				undefined,
+				undefined,
+				decrypted,
+			) as INodeParameters;
+		}
+		return decrypted as ICredentialDataDecryptedObject;
+	}
+
+	private assertType(type: string): void {
+		if (type !== CREDENTIAL_TYPE) throw new Error(`No credential of type "${type}" in this test`);
+	}
 }
 
-function workflowWith(
-	nodeType: INodeType,
-	parameters: INodeParameters,
-	staticData: IDataObject = {},
-): { workflow: Workflow; node: INode } {
-	const nodeTypes = {
+function nodeTypesOf(nodeType: INodeType): INodeTypes {
+	return {
 		getByName: () => nodeType,
 		getByNameAndVersion: () => nodeType,
 		getKnownTypes: () => ({}),
-	} as unknown as INodeTypes;
+	};
+}
+
+interface NodeOptions {
+	parameters: INodeParameters;
+	/** The credential: its values (a store shared by runs given the same values) or a store. */
+	credentials?: CredentialInput | CredentialStore;
+	/** Same as `credentials` (the name the first suites use). */
+	credential?: CredentialInput | CredentialStore;
+	/** Defaults to the node's newest version. */
+	typeVersion?: number;
+}
+
+function storeOf(options: NodeOptions): CredentialStore | undefined {
+	const given = options.credentials ?? options.credential;
+	return given === undefined || given instanceof CredentialStore ? given : credentialStore(given);
+}
+
+function additionalDataFor(
+	store: CredentialStore | undefined,
+	extra: Partial<IWorkflowExecuteAdditionalData> = {},
+): IWorkflowExecuteAdditionalData {
+	return {
+		credentialsHelper: store ? new InMemoryCredentialsHelper(store) : undefined,
+		variables: {},
+		// what `$execution.resumeUrl` is built from; n8n's defaults
+		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
+		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
+		...extra,
+	} as IWorkflowExecuteAdditionalData;
+}
+
+/** A one-node workflow; the Workflow constructor fills in parameter defaults, as in n8n. */
+function workflowWith(
+	nodeType: INodeType,
+	options: NodeOptions,
+	store: CredentialStore | undefined,
+	staticData: IDataObject = {},
+): { workflow: Workflow; node: INode } {
+	const { version } = nodeType.description;
 	const definition: INode = {
 		id: 'node-under-test',
 		name: nodeType.description.defaults.name ?? 'Node',
 		type: `n8n-nodes-stockroom.${nodeType.description.name}`,
-		typeVersion: 1,
+		typeVersion: options.typeVersion ?? (Array.isArray(version) ? Math.max(...version) : version),
 		position: [0, 0],
-		parameters,
-		credentials: { [CREDENTIAL_TYPE]: { id: 'credential-under-test', name: 'Stockroom' } },
+		parameters: options.parameters,
+		...(store && { credentials: { [CREDENTIAL_TYPE]: store.details } }),
 	};
 	const workflow = new Workflow({
 		id: 'workflow-under-test',
@@ -122,122 +409,127 @@ function workflowWith(
 		nodes: [definition],
 		connections: {},
 		active: false,
-		nodeTypes,
+		nodeTypes: nodeTypesOf(nodeType),
 		staticData: { [`node:${definition.name}`]: staticData },
 		settings: { timezone: 'UTC' },
 	});
 	return { workflow, node: workflow.getNode(definition.name)! };
 }
 
-export interface RunOptions {
-	parameters: INodeParameters;
-	credential: CredentialStore;
+export interface RunOptions extends NodeOptions {
+	/** The input items' JSON (one empty item when neither this nor `items` is given). */
 	input?: IDataObject[];
+	/** Whole input items, with `binary` or `pairedItem`. */
+	items?: INodeExecutionData[];
+	/** The node's "On Error: Continue" setting. */
 	continueOnFail?: boolean;
 }
 
-/** Runs a regular node's `execute` over the input items; returns its outputs. */
+/** Runs a regular node's `execute` over the input items, as n8n's WorkflowExecute.executeNode. */
 export async function runNode(
 	nodeType: INodeType,
 	options: RunOptions,
 ): Promise<INodeExecutionData[][]> {
-	const { workflow, node } = workflowWith(nodeType, options.parameters);
+	const store = storeOf(options);
+	const { workflow, node } = workflowWith(nodeType, options, store);
 	if (options.continueOnFail) node.onError = 'continueRegularOutput';
-	const items: INodeExecutionData[] = (options.input ?? [{}]).map((json) => ({ json }));
-	const inputData = { main: [items] };
-	const runExecutionData = {
-		resultData: { runData: {} },
-		executionData: {
-			contextData: {},
-			nodeExecutionStack: [],
-			waitingExecution: {},
-			waitingExecutionSource: {},
-			metadata: {},
-		},
-	} as unknown as IRunExecutionData;
+	const items = options.items ?? (options.input ?? [{}]).map((json) => ({ json }));
+	const inputData: ITaskDataConnections = { main: [items] };
 	const context = new ExecuteContext(
 		workflow,
 		node,
-		additionalDataFor(options.credential),
+		additionalDataFor(store, { executionId: 'execution-under-test' }),
 		'manual',
-		runExecutionData,
+		createRunExecutionData(),
 		0,
 		items,
 		inputData,
 		{ node, data: inputData, source: null },
 		[],
 	);
-	return (await nodeType.execute!.call(context)) as INodeExecutionData[][];
+	return await inIsolate(
+		workflow,
+		async () => (await nodeType.execute!.call(context)) as INodeExecutionData[][],
+	);
 }
 
-export interface PollOptions {
-	parameters: INodeParameters;
-	credential: CredentialStore;
+export interface PollOptions extends NodeOptions {
 	/** The trigger's static data, kept between polls (mutated in place, as n8n does). */
 	staticData: IDataObject;
+	/** 'trigger': an active workflow's poll; 'manual': the editor's Fetch Test Event. */
 	mode?: 'trigger' | 'manual';
-	/** What `getPollBudgetMs()` answers (n8n's default is five minutes). */
+	/** What `getPollBudgetMs()` answers (n8n-core's default is five minutes). */
 	budgetMs?: number;
 }
 
-/** Runs one poll of a polling trigger. */
+/** Runs one poll of a polling trigger through n8n-core's PollContext. */
 export async function runPoll(
 	nodeType: INodeType,
 	options: PollOptions,
 ): Promise<INodeExecutionData[][] | null> {
-	const { workflow, node } = workflowWith(nodeType, options.parameters, options.staticData);
+	const store = storeOf(options);
+	const { workflow, node } = workflowWith(nodeType, options, store, options.staticData);
+	const mode = options.mode ?? 'trigger';
 	const context = new PollContext(
 		workflow,
 		node,
-		additionalDataFor(options.credential),
-		options.mode ?? 'trigger',
-		'activate',
+		additionalDataFor(store),
+		mode,
+		mode === 'manual' ? 'manual' : 'activate',
 		undefined,
 		undefined,
 		undefined,
 		undefined,
-		() => options.staticData,
+		undefined,
 		() => options.budgetMs ?? 5 * 60_000,
 	);
-	return await nodeType.poll!.call(context);
+	return await inIsolate(workflow, async () => await nodeType.poll!.call(context));
 }
 
-/** Calls a `loadOptions` method of a node with the given current parameters. */
+export interface LoadOptionsOptions extends Partial<NodeOptions> {
+	/** The parameter being filled, as the editor sends it (e.g. `parameters.assetId`). */
+	path?: string;
+}
+
+/** A LoadOptionsContext as n8n's DynamicNodeParametersService builds it for the editor. */
+function loadOptionsContext(
+	nodeType: INodeType,
+	options: LoadOptionsOptions,
+): { workflow: Workflow; context: LoadOptionsContext } {
+	const nodeOptions = { ...options, parameters: options.parameters ?? {} };
+	const store = storeOf(nodeOptions);
+	const { workflow, node } = workflowWith(nodeType, nodeOptions, store);
+	// the editor sends the node's parameters with their defaults
+	const additionalData = additionalDataFor(store, { currentNodeParameters: node.parameters });
+	return {
+		workflow,
+		context: new LoadOptionsContext(workflow, node, additionalData, options.path ?? ''),
+	};
+}
+
+/** Calls a `methods.loadOptions` method of a node with the given current parameters. */
 export async function runLoadOptions(
 	nodeType: INodeType,
 	method: string,
-	options: { parameters: INodeParameters; credential: CredentialStore },
+	options: LoadOptionsOptions = {},
 ): Promise<INodePropertyOptions[]> {
-	const { workflow, node } = workflowWith(nodeType, options.parameters);
-	const context = new LoadOptionsContext(
-		workflow,
-		node,
-		additionalDataFor(options.credential, options.parameters),
-		'',
-	);
-	const methods = (nodeType.methods?.loadOptions ?? {}) as Record<
-		string,
-		(this: LoadOptionsContext) => Promise<INodePropertyOptions[]>
-	>;
-	return await methods[method].call(context);
+	const load = nodeType.methods?.loadOptions?.[method];
+	if (!load) throw new Error(`${nodeType.description.name} has no loadOptions method "${method}"`);
+	const { workflow, context } = loadOptionsContext(nodeType, options);
+	return await inIsolate(workflow, async () => await load.call(context));
 }
 
-/** Calls a `listSearch` method (resource locator list) of a node. */
+/** Calls a `methods.listSearch` method (a resource locator's list) of a node. */
 export async function runListSearch(
 	nodeType: INodeType,
 	method: string,
-	options: { credential: CredentialStore; filter?: string; paginationToken?: string },
+	options: LoadOptionsOptions & { filter?: string; paginationToken?: string } = {},
 ): Promise<INodeListSearchResult> {
-	const { workflow, node } = workflowWith(nodeType, {});
-	const context = new LoadOptionsContext(
+	const search = nodeType.methods?.listSearch?.[method];
+	if (!search) throw new Error(`${nodeType.description.name} has no listSearch method "${method}"`);
+	const { workflow, context } = loadOptionsContext(nodeType, options);
+	return await inIsolate(
 		workflow,
-		node,
-		additionalDataFor(options.credential, {}),
-		'',
+		async () => await search.call(context, options.filter, options.paginationToken),
 	);
-	const methods = (nodeType.methods?.listSearch ?? {}) as Record<
-		string,
-		(this: LoadOptionsContext, filter?: string, token?: string) => Promise<INodeListSearchResult>
-	>;
-	return await methods[method].call(context, options.filter, options.paginationToken);
 }
