@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { CURRENCY_OPTIONS } from '../shared/descriptions/recordFields';
 import { toServiceDate } from '../shared/dates';
-import { fetchCustomFieldDefinitions } from '../shared/resources';
+import { customFieldTypesFrom, fetchCustomFieldDefinitions } from '../shared/resources';
 import type { ExecutionCache } from '../shared/runItems';
-import type { CustomFieldDefinition, CustomFieldType } from '../shared/schema/asset';
+import type { CustomFieldDefinition } from '../shared/schema/asset';
 import { isPlainObject } from '../shared/schema/values';
 
 /** Custom field values, each a name from the service's definitions and a typed value. */
@@ -160,18 +160,11 @@ export async function customFieldDefinitions(
 	return (await cache.get('customFields')) as CustomFieldDefinition[];
 }
 
-/** Custom field types by lower-case lookup key and name, for typing filter values. */
+/** Custom field types for filter values, from this execution's cached definitions. */
 export function customFieldTypes(
 	context: IExecuteFunctions,
 	cache: ExecutionCache,
 	itemIndex: number,
 ) {
-	return async () => {
-		const types = new Map<string, CustomFieldType>();
-		for (const definition of await customFieldDefinitions(context, cache, itemIndex)) {
-			types.set(definition.lookupKey.toLowerCase(), definition.type);
-			types.set(definition.name.toLowerCase(), definition.type);
-		}
-		return types;
-	};
+	return customFieldTypesFrom(async () => await customFieldDefinitions(context, cache, itemIndex));
 }

@@ -14,6 +14,7 @@ import { filterProperties } from '../shared/descriptions/filterUi';
 import { showWhen } from '../shared/descriptions/showFor';
 import { readFilter } from '../shared/filterInput';
 import { getAssetFilterFields } from '../shared/methods/loadOptions';
+import { customFieldTypesFrom, fetchCustomFieldDefinitions } from '../shared/resources';
 import { assetSchema } from '../shared/schema/asset';
 import { contractSchema } from '../shared/schema/contract';
 import { latestChange, pollChanges } from './changes';
@@ -181,6 +182,10 @@ export class StockroomTrigger implements INodeType {
 			getParameter: (name, fallback) => this.getNodeParameter(name, fallback),
 			timezone,
 			listField: resource === 'contracts' ? 'lineItems' : undefined,
+			customFieldTypes:
+				resource === 'assets'
+					? customFieldTypesFrom(async () => await fetchCustomFieldDefinitions.call(this))
+					: undefined,
 		});
 		const startedAt = Date.now();
 		// n8n 2.x gives each poll a time budget; stop reading well before it runs out

@@ -1,5 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
-import type { CustomFieldDefinition } from './schema/asset';
+import type { CustomFieldDefinition, CustomFieldType } from './schema/asset';
 import { apiRequest, type RequestContext } from './transport';
 
 export const ASSETS_PATH = '/api/assets/v1';
@@ -17,6 +17,21 @@ export async function fetchCustomFieldDefinitions(
 		itemIndex,
 	})) as { results?: CustomFieldDefinition[] };
 	return response.results ?? [];
+}
+
+/**
+ * Custom field types by lower-case lookup key and name, for typing filter values. The definitions
+ * are loaded on first use only: most filters never name a custom field.
+ */
+export function customFieldTypesFrom(load: () => Promise<CustomFieldDefinition[]>) {
+	return async () => {
+		const types = new Map<string, CustomFieldType>();
+		for (const definition of await load()) {
+			types.set(definition.lookupKey.toLowerCase(), definition.type);
+			types.set(definition.name.toLowerCase(), definition.type);
+		}
+		return types;
+	};
 }
 
 /** A short label for a record in lists and messages. */

@@ -100,6 +100,24 @@ describe('Stockroom Trigger against the sandbox', () => {
 		);
 	});
 
+	test('a custom number field in the builder is sent as a number, as in Get Many', async () => {
+		const parameters = {
+			...assetSynced,
+			filterMode: 'manual',
+			conditions: {
+				condition: [{ field: 'customFieldValues.memoryGb', operator: 'ge', value: '16' }],
+			},
+		};
+		await poll(parameters);
+		expect(apiCalls().map((call) => call.path)).toEqual([
+			'/api/assets/v1/customfields',
+			'/api/assets/v1',
+		]);
+		expect(apiCalls()[1].query.filter).toMatch(
+			/^customFieldValues\.memoryGb ge 16 and lastSyncDtm ge "/,
+		);
+	});
+
 	test('a failed poll leaves the state as it was, and the next poll emits the change', async () => {
 		await poll();
 		const id = sync(6, Date.now() + MINUTE);
