@@ -100,8 +100,8 @@ export async function runItems(
 	const pending = [...prepared.keys()];
 	let next = 0;
 	let fatal: Error | undefined;
-	const worker = async () => {
-		while (next < pending.length && !fatal) {
+	const work = async (until: number) => {
+		while (next < until && !fatal) {
 			const i = pending[next++];
 			try {
 				results.set(i, await operation.execute.call(this, prepared.get(i), i, cache));
@@ -112,10 +112,13 @@ export async function runItems(
 			}
 		}
 	};
+	// the first call alone: n8n fetches a missing OAuth2 token per call, so parallel first calls
+	// would each fetch one
+	await work(1);
 	await Promise.all(
 		Array.from(
-			{ length: Math.max(1, Math.min(operation.concurrency ?? 1, pending.length)) },
-			worker,
+			{ length: Math.max(1, Math.min(operation.concurrency ?? 1, pending.length - 1)) },
+			async () => await work(pending.length),
 		),
 	);
 	if (fatal) throw fatal;

@@ -3,6 +3,7 @@ import { StockroomAsset } from '../../nodes/StockroomAsset/StockroomAsset.node';
 import { normalizeBaseUrl, onBaseOrigin } from '../../nodes/shared/transport';
 import { createSandbox, type Sandbox } from '../sandbox/server';
 import { runNode, sandboxCredential } from '../helpers/n8n';
+import { newAsset } from '../sandbox/support/harness';
 
 const node = new StockroomAsset();
 const listAll = { operation: 'getAll', returnAll: true } as const;
@@ -44,6 +45,18 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 			'grant_type=client_credentials&scope=Assets.Read%20Assets.Write%20Contracts.Read%20Contracts.Write%20Users.Read',
 		);
 		expect(credential.oauthTokenData).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
+	});
+
+	test('many writes on a credential with no token yet fetch one token, not one per worker', async () => {
+		const credential = sandboxCredential(sandbox);
+		const input = Array.from({ length: 12 }, (_, i) => newAsset(`token-once-${i}`));
+		const [items] = await runNode(node, {
+			parameters: { operation: 'upsert', inputMode: 'json' },
+			credential,
+			input,
+		});
+		expect(items).toHaveLength(12);
+		expect(tokenRequests()).toHaveLength(1);
 	});
 
 	test('with no scopes selected no scope is sent, and the app gets all of its own', async () => {
