@@ -168,7 +168,15 @@ function conditionValues(
 				type: 'string',
 				default: '',
 				hint: 'Compared case-insensitively',
-				displayOptions: showFor([...textPaths, ...customCondition]),
+				displayOptions: showFor(textPaths),
+			},
+			{
+				displayName: 'Value',
+				name: 'value',
+				type: 'string',
+				default: '',
+				hint: "Read as the custom field's type: a number field compares as a number",
+				displayOptions: showFor(customCondition),
 			},
 			{
 				displayName: 'Value',
@@ -307,6 +315,18 @@ export function filterProperties(
 		const itemName = list.itemName.toLowerCase();
 		properties.push(
 			{
+				displayName: `${list.itemName} Must Match`,
+				name: 'listMatchType',
+				type: 'options',
+				options: [
+					{ name: 'All Conditions', value: 'all' },
+					{ name: 'Any Condition', value: 'any' },
+				],
+				default: 'all',
+				description: `How the ${itemName} conditions combine (within one ${itemName})`,
+				displayOptions: { show: { filterMode: ['manual'] } },
+			},
+			{
 				displayName: `${list.itemName} Conditions`,
 				name: 'listConditions',
 				type: 'fixedCollection',
@@ -330,18 +350,6 @@ export function filterProperties(
 						),
 					},
 				],
-			},
-			{
-				displayName: `${list.itemName} Must Match`,
-				name: 'listMatchType',
-				type: 'options',
-				options: [
-					{ name: 'All Conditions', value: 'all' },
-					{ name: 'Any Condition', value: 'any' },
-				],
-				default: 'all',
-				description: `How the ${itemName} conditions combine (within one ${itemName})`,
-				displayOptions: { show: { filterMode: ['manual'] } },
 			},
 		);
 	}

@@ -33,7 +33,7 @@ export function fieldProperty(name: string, field: Field): INodeProperties {
 				default: 0,
 				typeOptions: {
 					...(field.min !== undefined ? { minValue: field.min } : {}),
-					...(field.integer ? { numberPrecision: 0 } : { numberPrecision: 2 }),
+					...(field.integer ? { numberPrecision: 0 } : {}),
 				},
 			};
 		case 'boolean':
