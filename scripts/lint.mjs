@@ -77,7 +77,7 @@ try {
 }
 
 const eslint = new ESLint({ cwd: root });
-const results = await eslint.lintFiles(['test/**/*.ts', 'scripts/**/*.mjs']);
+const results = await eslint.lintFiles(['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'scripts/**/*.mjs']);
 const errors = results.reduce((sum, result) => sum + result.errorCount, 0);
 if (errors) {
 	failed = true;
