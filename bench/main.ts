@@ -1,0 +1,236 @@
+/**
+ * `npm run bench [-- --quick] [-- --cpu-prof]`: the package against what a user would otherwise
+ * use (issue 8). Prints the results as markdown and writes them to bench/results.md (`--quick`, a
+ * tenth of the size, writes bench/.runs/results-quick.md instead, so it never replaces the full
+ * figures). The last line of stdout is the list-all ratio. Benchmarks never fail for being slow;
+ * they fail when a side computes a wrong answer or the harness breaks. n8n's log and the hook's
+ * records of each run stay in bench/.runs/<full|quick>/.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+import { n8nInstallDir, repoRoot, type WorkflowJson } from '../test/e2e/harness';
+import { createSandbox, type Sandbox } from '../test/sandbox/server';
+import { THREE_CONDITIONS, threeConditionText } from './filters';
+import { filterFigures, sandboxFigures } from './inProcess';
+import { N8nBench, type RunResult } from './n8nBench';
+import { listAllRatio, renderResults, type Comparison, type Machine } from './report';
+import { mb, ms } from './stats';
+import { triggerCost } from './trigger';
+import { assetList, assetUpsert, httpList, httpUpsert } from './workflows';
+
+const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+function machine(): Machine {
+	const cpus = os.cpus();
+	const n8nPackage = path.join(n8nInstallDir(), 'node_modules', 'n8n', 'package.json');
+	return {
+		cpu: cpus[0]?.model.trim() ?? 'unknown CPU',
+		cores: cpus.length,
+		memoryBytes: os.totalmem(),
+		os: `${os.type()} ${os.release()}`,
+		node: process.version,
+		n8n: (JSON.parse(readFileSync(n8nPackage, 'utf8')) as { version: string }).version,
+		date: new Date().toISOString().slice(0, 10),
+	};
+}
+
+const peakRss = (): number =>
+	Number(/VmHWM:\s*(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
+
+/** Writable fields of `count` seeded assets spread over the table, under new external ids. */
+function upsertItems(sandbox: Sandbox, count: number): Array<Record<string, unknown>> {
+	const fields = [
+		'deviceName',
+		'status',
+		'hardwareVendor',
+		'assetType',
+		'serialNumber',
+		'assetTag',
+		'purchasedDate',
+		'warrantyExpirationDate',
+		'lifespanExpirationDate',
+		'notes',
+		'netPrice',
+		'netPriceCurrency',
+		'platform',
+		'osVersion',
+		'isEncrypted',
+	];
+	const all = sandbox.store.assets.all();
+	return Array.from({ length: count }, (_, i) => {
+		const record = all[Math.floor((i * all.length) / count)];
+		const item: Record<string, unknown> = { externalId: `BENCH-${String(i).padStart(6, '0')}` };
+		for (const field of fields) if (record[field] !== undefined) item[field] = record[field];
+		return item;
+	});
+}
+
+/** One warm-up pair (token, JIT, first-use costs), then `pairs` measured pairs, A B A B. */
+async function compare(
+	bench: N8nBench,
+	[key, title]: [string, string],
+	[urlA, urlB]: [string, string],
+	pairs: number,
+	check: (run: RunResult) => void,
+	body?: unknown,
+): Promise<Pick<Comparison, 'title' | 'a' | 'b'>> {
+	const a: RunResult[] = [];
+	const b: RunResult[] = [];
+	for (let pair = 0; pair <= pairs; pair++) {
+		const runA = await bench.run(urlA, body, `${key}-A-${pair}`);
+		const runB = await bench.run(urlB, body, `${key}-B-${pair}`);
+		check(runA);
+		check(runB);
+		if (pair > 0) {
+			a.push(runA);
+			b.push(runB);
+		}
+		progress(
+			`${title} ${pair === 0 ? 'warm-up' : `pair ${pair}/${pairs}`}: A ${ms(runA.executionMs)} ` +
+				`B ${ms(runB.executionMs)} (wall ${ms(runA.wallMs)} / ${ms(runB.wallMs)}, ` +
+				`peak RSS ${mb(runA.peakRssBytes)} / ${mb(runB.peakRssBytes)})`,
+		);
+	}
+	return { title, a, b };
+}
+
+function expectCount(what: string, expected: number) {
+	return (run: RunResult) => {
+		if (run.answer.count_id !== expected) {
+			throw new Error(`${what}: expected ${expected} items, got ${JSON.stringify(run.answer)}`);
+		}
+	};
+}
+
+async function main() {
+	const { values } = parseArgs({
+		options: {
+			quick: { type: 'boolean', default: false },
+			// a CPU profile of n8n per run, in bench/.runs/<full|quick>/profiles/ (for diagnosis)
+			'cpu-prof': { type: 'boolean', default: false },
+		},
+	});
+	const quick = values.quick;
+	const started = performance.now();
+	const scale = quick ? 10 : 1;
+	const records = 100_000 / scale;
+	const upserts = 1000 / scale;
+	const changes = 1000 / scale;
+	// the machine's noise comes in bursts of seconds: more pairs where a run takes seconds
+	const listPairs = quick ? 5 : 11;
+	const upsertPairs = quick ? 5 : 7;
+	const workDir = path.join(repoRoot, 'bench', '.runs', quick ? 'quick' : 'full');
+	rmSync(workDir, { recursive: true, force: true });
+	mkdirSync(workDir, { recursive: true });
+
+	progress(`seeding the sandbox with ${records} assets`);
+	const seedStarted = performance.now();
+	const sandbox = await createSandbox({ records, seed: 1 });
+	const seedMs = performance.now() - seedStarted;
+	const filterText = await threeConditionText();
+
+	progress('in-process: filter module and sandbox');
+	const filter = filterFigures(sandbox, filterText, quick ? 200 : 2000);
+	const sandboxResults = await sandboxFigures(sandbox, seedMs, filterText, 60);
+	const sandboxPeakRssBytes = peakRss();
+
+	progress('starting n8n');
+	const comparisons: Comparison[] = [];
+	const profiles = values['cpu-prof'] ? path.join(workDir, 'profiles') : undefined;
+	const bench = await N8nBench.start(sandbox, workDir, profiles);
+	try {
+		const { credential } = bench;
+		const deploy = async (a: WorkflowJson, b: WorkflowJson): Promise<[string, string]> => [
+			await bench.deploy(a),
+			await bench.deploy(b),
+		];
+		const listAll = await deploy(
+			assetList('list-asset', credential),
+			httpList('list-http', credential, sandbox.url),
+		);
+		const filtered = await deploy(
+			assetList('filter-asset', credential, THREE_CONDITIONS),
+			httpList('filter-http', credential, sandbox.url, filterText),
+		);
+		const upsert = await deploy(
+			assetUpsert('upsert-asset', credential),
+			httpUpsert('upsert-http', credential, sandbox.url),
+		);
+		const listing = { aNodes: ['Asset node'], bNodes: ['HTTP Request', 'Split Out'] };
+		comparisons.push({
+			...(await compare(
+				bench,
+				['list-all', `List all ${records.toLocaleString('en-US')} assets`],
+				listAll,
+				listPairs,
+				expectCount('list all', records),
+			)),
+			...listing,
+		});
+		comparisons.push({
+			...(await compare(
+				bench,
+				['filtered', 'Filtered list (three conditions)'],
+				filtered,
+				listPairs,
+				(run) => {
+					expectCount('filtered list', filter.matches)(run);
+					if (run.filters.length !== 1 || run.filters[0] !== filterText) {
+						throw new Error(`filtered list sent ${JSON.stringify(run.filters)}, not ${filterText}`);
+					}
+				},
+			)),
+			...listing,
+		});
+		comparisons.push({
+			...(await compare(
+				bench,
+				['upserts', `${upserts.toLocaleString('en-US')} upserts (Create or Update / PUT per item)`],
+				upsert,
+				upsertPairs,
+				expectCount('upserts', upserts),
+				{ items: upsertItems(sandbox, upserts) },
+			)),
+			aNodes: ['Asset node'],
+			bNodes: ['HTTP Request'],
+		});
+	} finally {
+		await bench.stop();
+		await sandbox.close();
+	}
+
+	progress('trigger cost');
+	const polls = await triggerCost([records / 10, records], changes);
+
+	const results = {
+		quick,
+		machine: machine(),
+		records,
+		contracts: sandbox.store.contracts.size,
+		pairs: { list: listPairs, upserts: upsertPairs },
+		durationMs: performance.now() - started,
+		filterText,
+		comparisons,
+		polls,
+		filter,
+		sandbox: sandboxResults,
+		sandboxPeakRssBytes,
+	};
+	const markdown = renderResults(results);
+	const ratio = listAllRatio(results).toFixed(2);
+	const finalLine = `list-all ratio (asset node / HTTP Request node): ${ratio}`;
+	const file = quick
+		? path.join(repoRoot, 'bench', '.runs', 'results-quick.md')
+		: path.join(repoRoot, 'bench', 'results.md');
+	writeFileSync(file, `${markdown}\n${finalLine}\n`);
+	progress(`written to ${path.relative(repoRoot, file)}`);
+	process.stdout.write(`${markdown}\n${finalLine}\n`);
+}
+
+main().catch((error: unknown) => {
+	process.stderr.write(`[bench] failed: ${(error as Error).stack ?? String(error)}\n`);
+	process.exit(1);
+});

@@ -1,0 +1,270 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+import type { Sandbox } from '../test/sandbox/server';
+import {
+	createN8nHome,
+	CREDENTIAL_TYPE,
+	delay,
+	HarnessError,
+	queryDb,
+	type CredentialRef,
+	type N8nHome,
+	type N8nServer,
+	type WorkflowJson,
+} from '../test/e2e/harness';
+import type { GcRecord, HookRecord } from './n8nHooks';
+import { Traffic } from './traffic';
+
+/** One run of a benchmarked workflow. */
+export interface RunResult {
+	/** The webhook call, from sending it to n8n's answer. */
+	wallMs: number;
+	/** startedAt → stoppedAt of the execution. */
+	executionMs: number;
+	/** Each node's own executionTime. */
+	nodeMs: Record<string, number>;
+	/** Peak resident memory of the n8n process during the run (VmHWM, reset before the run). */
+	peakRssBytes: number;
+	/** Its resident memory when the run started (after a full garbage collection). */
+	startRssBytes: number;
+	/** V8 heap in use when the execution finished (n8n's own ~200 MB included). */
+	heapAtEndBytes: number;
+	/** Time n8n spent in garbage collection during the run. */
+	gcMs: number;
+	/** CPU time (user + system, all threads) the n8n process used during the run. */
+	n8nCpuMs: number;
+	/** CPU time this process (the sandbox) used during the run. */
+	sandboxCpuMs: number;
+	apiRequests: number;
+	tokenRequests: number;
+	bytesSent: number;
+	/** `limit` of each list request, as sent. */
+	pageLimits: number[];
+	/** Each different `filter` the list requests carried. */
+	filters: string[];
+	/** TCP connections the sandbox accepted. */
+	connections: number;
+	/** The most open at once: n8n does not reuse connections, so its requests in flight. */
+	maxOpenConnections: number;
+	/** The last node's answer (the count). */
+	answer: Record<string, unknown>;
+}
+
+/** User + system CPU time of a process, from /proc (clock ticks of 10 ms). */
+const cpuMs = (pid: number): number => {
+	// the fields after the command name, which is in parentheses and may hold spaces
+	const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+	return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+
+const readStatus = (pid: number, field: string): number => {
+	const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+		.split('\n')
+		.find((candidate) => candidate.startsWith(`${field}:`));
+	return Number(line?.match(/(\d+)\s*kB/)?.[1] ?? Number.NaN) * 1024;
+};
+
+/**
+ * One long-lived `n8n start` with this package, a credential for the sandbox and the benchmarked
+ * workflows published behind production webhooks. Executions are not saved (saving 100,000 items
+ * costs more than listing them); their timings come from an external hook (n8nHooks.ts).
+ */
+export class N8nBench {
+	private seenLines = 0;
+	/** Name for the CPU profile of the last run, written when the next one starts. */
+	private lastLabel = 'setup';
+
+	private constructor(
+		readonly home: N8nHome,
+		readonly server: N8nServer,
+		readonly credential: CredentialRef,
+		private readonly sandbox: Sandbox,
+		private readonly traffic: Traffic,
+		private readonly logFile: string,
+		private readonly profileDir?: string,
+	) {}
+
+	/** With `profileDir`, each run's CPU profile of n8n is written there as `<label>.cpuprofile`. */
+	static async start(sandbox: Sandbox, workDir: string, profileDir?: string): Promise<N8nBench> {
+		const logFile = path.join(workDir, 'executions.jsonl');
+		writeFileSync(logFile, '');
+		if (profileDir) mkdirSync(profileDir, { recursive: true });
+		const hooks = path.join(__dirname, 'n8nHooks.js');
+		if (!existsSync(hooks)) throw new HarnessError(`${hooks} is missing: run npm run build:dev`);
+		const home = await createN8nHome({
+			env: {
+				EXTERNAL_HOOK_FILES: hooks,
+				STOCKROOM_BENCH_LOG: logFile,
+				EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none',
+				...(profileDir ? { STOCKROOM_BENCH_PROFILE_DIR: profileDir } : {}),
+			},
+		});
+		const server = await home.start({ logFile: path.join(workDir, 'n8n.log') });
+		try {
+			// without the hook's SIGUSR2 handler the signal would end n8n
+			if (!readFileSync(logFile, 'utf8').includes('"hooksLoaded"')) {
+				throw new HarnessError(`n8n did not load ${hooks}`);
+			}
+			const id = await server.rest.createCredential({
+				name: 'Stockroom sandbox',
+				type: CREDENTIAL_TYPE,
+				data: {
+					baseUrl: sandbox.url,
+					clientId: sandbox.client.id,
+					clientSecret: sandbox.client.secret,
+				},
+			});
+			const bench = new N8nBench(
+				home,
+				server,
+				{ id, name: 'Stockroom sandbox' },
+				sandbox,
+				new Traffic(),
+				logFile,
+				profileDir,
+			);
+			await bench.collectGarbage();
+			return bench;
+		} catch (error) {
+			await stopN8n(home, server);
+			throw error;
+		}
+	}
+
+	/** Saves and publishes a workflow; returns its production webhook URL. */
+	async deploy(workflow: WorkflowJson): Promise<string> {
+		const { rest } = this.server;
+		const saved = await rest.request<{ id: string; versionId: string }>(
+			'POST',
+			'/rest/workflows',
+			workflow,
+		);
+		await rest.request('POST', `/rest/workflows/${saved.id}/activate`, {
+			versionId: saved.versionId,
+		});
+		const trigger = workflow.nodes.find(
+			(node) => (node as { type: string }).type === 'n8n-nodes-base.webhook',
+		) as { parameters: { path: string } };
+		const { path: webhookPath } = trigger.parameters;
+		// activation may answer before the webhook is stored, and a POST before that is a 404
+		for (const started = Date.now(); ; await delay(100)) {
+			const rows = queryDb(
+				this.home.dbPath,
+				`SELECT 1 FROM webhook_entity WHERE webhookPath = ? AND method = 'POST'`,
+				webhookPath,
+			);
+			if (rows.length) return `${this.server.url}/webhook/${webhookPath}`;
+			if (Date.now() - started > 30_000) {
+				throw new HarnessError(`n8n never registered the webhook ${webhookPath}`);
+			}
+		}
+	}
+
+	/** Runs a deployed workflow once and measures it; `label` names its CPU profile. */
+	async run(webhookUrl: string, body: unknown = {}, label = 'run'): Promise<RunResult> {
+		await this.collectGarbage();
+		this.lastLabel = label;
+		const { pid } = this.server;
+		writeFileSync(`/proc/${pid}/clear_refs`, '5'); // resets VmHWM to the current RSS
+		const startRssBytes = readStatus(pid, 'VmRSS');
+		this.sandbox.resetStats();
+		this.traffic.reset();
+		const n8nCpuBefore = cpuMs(pid);
+		const sandboxCpuBefore = process.cpuUsage();
+		const started = performance.now();
+		const response = await fetch(webhookUrl, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(body),
+		});
+		const text = await response.text();
+		const wallMs = performance.now() - started;
+		if (!response.ok) {
+			throw new HarnessError(`${webhookUrl} answered ${response.status}: ${text.slice(0, 500)}`);
+		}
+		const record = await this.nextLine((line): line is HookRecord => 'executionId' in line);
+		if (record.status !== 'success') {
+			throw new HarnessError(`execution ${record.executionId} ${record.status}: ${record.error}`);
+		}
+		const peakRssBytes = readStatus(pid, 'VmHWM');
+		const n8nCpuMs = cpuMs(pid) - n8nCpuBefore;
+		const sandboxCpu = process.cpuUsage(sandboxCpuBefore);
+		const stats = this.sandbox.stats();
+		const tokenRequests = Object.entries(stats.requests)
+			.filter(([route]) => route.includes('/connect/token'))
+			.reduce((sum, [, requests]) => sum + requests, 0);
+		const gets = this.sandbox.journal().filter((entry) => entry.method === 'GET');
+		const pageLimits = gets.map((entry) => Number(entry.query.limit));
+		const filters = [...new Set(gets.flatMap((entry) => entry.query.filter ?? []))];
+		return {
+			wallMs,
+			executionMs: Date.parse(record.stoppedAt ?? '') - Date.parse(record.startedAt),
+			nodeMs: Object.fromEntries(
+				Object.entries(record.nodes).map(([name, node]) => [name, node.executionTime]),
+			),
+			peakRssBytes,
+			startRssBytes,
+			heapAtEndBytes: record.heapUsed,
+			gcMs: record.gcMs,
+			n8nCpuMs,
+			sandboxCpuMs: (sandboxCpu.user + sandboxCpu.system) / 1000,
+			apiRequests: stats.totalRequests - tokenRequests,
+			tokenRequests,
+			bytesSent: stats.bytesSent,
+			pageLimits,
+			filters,
+			...this.traffic.read(),
+			answer: JSON.parse(text) as Record<string, unknown>,
+		};
+	}
+
+	async stop(): Promise<void> {
+		try {
+			if (this.profileDir) await this.collectGarbage(); // writes the last run's profile
+		} finally {
+			await stopN8n(this.home, this.server);
+		}
+	}
+
+	/**
+	 * A full garbage collection in n8n (the hook's SIGUSR2 handler), so runs start alike; when
+	 * profiling, the hook writes the last run's profile, named here after that run.
+	 */
+	private async collectGarbage(): Promise<GcRecord> {
+		process.kill(this.server.pid, 'SIGUSR2');
+		const record = await this.nextLine((line): line is GcRecord => 'gc' in line);
+		if (record.error) throw new HarnessError(`n8n's bench hook failed: ${record.error}`);
+		if (record.profile && this.profileDir) {
+			renameSync(record.profile, path.join(this.profileDir, `${this.lastLabel}.cpuprofile`));
+		}
+		return record;
+	}
+
+	/** The next line of the hook's log that matches, waiting for it. */
+	private async nextLine<T extends object>(
+		matches: (line: object) => line is T,
+		timeoutMs = 300_000,
+	): Promise<T> {
+		const started = Date.now();
+		for (;;) {
+			const lines = readFileSync(this.logFile, 'utf8').split('\n').filter(Boolean);
+			while (this.seenLines < lines.length) {
+				const line = JSON.parse(lines[this.seenLines++]) as object;
+				if (matches(line)) return line;
+			}
+			if (Date.now() - started > timeoutMs) {
+				throw new HarnessError(`n8n wrote nothing to ${this.logFile} for ${timeoutMs} ms`);
+			}
+			await delay(10);
+		}
+	}
+}
+
+async function stopN8n(home: N8nHome, server: N8nServer): Promise<void> {
+	try {
+		await server.stop();
+	} finally {
+		home.dispose();
+	}
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# `npm run bench [-- --quick]`: builds the package and the bench, makes sure n8n is installed in
+# the cache, then runs build/bench/main.js (see bench/main.ts). Results: stdout, bench/results.md.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$here/.."
+source scripts/node24.sh
+
+npm run -s build >&2
+npm run -s build:dev >&2
+bash scripts/n8n-install.sh > /dev/null
+# the in-process sandbox: a small young generation keeps its peak RSS down (test/sandbox/cli.ts)
+exec node --max-semi-space-size=4 build/bench/main.js "$@"
