@@ -1,10 +1,11 @@
 /**
  * `npm start` (after scripts/start.sh has built everything): the sandbox with demo data, then n8n
  * with the package, a ready credential, the examples and an owner account. Ctrl-C stops both.
- * State (n8n's database, the owner, the user's workflows) stays in $STOCKROOM_CACHE/start-home.
+ * State (n8n's database, the owner, the user's workflows, the sandbox's data) stays in
+ * $STOCKROOM_CACHE/start-home.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -18,7 +19,6 @@ import {
 	isPortTaken,
 	RestError,
 	repoRoot,
-	startFakeService,
 	tail,
 	type N8nServer,
 } from '../test/e2e/harness';
@@ -46,22 +46,16 @@ async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
 }
 
 /**
- * The one place the sandbox is plugged in: test/sandbox's CLI when it is built, otherwise the
- * harness's throwaway stand-in (token endpoint and SCIM users only).
+ * The sandbox (test/sandbox's CLI, built by scripts/start.sh) in its own process, keeping its data
+ * in `dataFile` so the demo data lives as long as n8n's state beside it.
  */
-async function startSandbox(port: number): Promise<Sandbox> {
+async function startSandbox(port: number, dataFile: string): Promise<Sandbox> {
 	if (await isPortTaken(port)) {
 		throw new Error(`Port ${port} is in use; choose another sandbox port (--sandbox-port)`);
 	}
 	const cli = path.join(repoRoot, 'build', 'test', 'sandbox', 'cli.js');
 	if (!existsSync(cli)) {
-		const fake = await startFakeService({
-			port,
-			clientId: CLIENT_ID,
-			clientSecret: CLIENT_SECRET,
-			users: 25,
-		});
-		return { baseUrl: fake.baseUrl, exited: new Promise(() => undefined), stop: fake.close };
+		throw new Error(`The sandbox is not built (${cli} is missing): run npm run build:dev`);
 	}
 	const args = [
 		cli,
@@ -71,6 +65,9 @@ async function startSandbox(port: number): Promise<Sandbox> {
 		CLIENT_ID,
 		'--client-secret',
 		CLIENT_SECRET,
+		// with an existing file the sandbox loads it and ignores the seeding flags
+		'--data',
+		dataFile,
 	];
 	// own process group: Ctrl-C reaches only this controller, which stops children in order
 	const child = spawn(process.execPath, args, {
@@ -115,11 +112,15 @@ async function main(): Promise<void> {
 	const port = Number(values.port);
 	const folder = path.join(cacheDir, 'start-home');
 	if (values.reset) rmSync(folder, { recursive: true, force: true });
+	mkdirSync(folder, { recursive: true });
 	if (await isPortTaken(port)) {
 		throw new Error(`Port ${port} is in use; choose another n8n port (npm start -- --port N)`);
 	}
 
-	const sandbox = await startSandbox(Number(values['sandbox-port']));
+	const sandbox = await startSandbox(
+		Number(values['sandbox-port']),
+		path.join(folder, 'sandbox.json'),
+	);
 	let server: N8nServer | undefined;
 	let setup: Promise<void> = Promise.resolve();
 	let stopping = false;

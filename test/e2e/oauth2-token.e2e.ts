@@ -1,95 +1,283 @@
-import { createN8nHome, startFakeService, type FakeService, type N8nHome } from './harness';
+import type { IDataObject } from 'n8n-workflow';
 
-/** Manual Trigger → n8n's own HTTP Request node authenticated with our credential type. */
-function listUsersWorkflow(baseUrl: string, credentialId: string) {
-	return {
-		name: 'List users with the Stockroom credential',
-		nodes: [
-			{
-				id: 'b7d3c0de-0000-4000-8000-000000000001',
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: 'b7d3c0de-0000-4000-8000-000000000002',
-				name: 'List users',
-				type: 'n8n-nodes-base.httpRequest',
-				typeVersion: 4.2,
-				position: [220, 0],
-				parameters: {
-					url: `${baseUrl}/api/scim/v2/Users`,
-					authentication: 'predefinedCredentialType',
-					nodeCredentialType: 'stockroomOAuth2Api',
-					options: {},
-				},
-				credentials: { stockroomOAuth2Api: { id: credentialId, name: 'Stockroom' } },
-			},
-		],
-		connections: { Start: { main: [[{ node: 'List users', type: 'main', index: 0 }]] } },
-	};
-}
+import { createSandbox, type Sandbox } from '../sandbox/server';
+import {
+	buildWorkflow,
+	createN8nHome,
+	freePort,
+	NODE,
+	type N8nHome,
+	type N8nServer,
+} from './harness';
 
-describe('the credential in real n8n', () => {
-	let service: FakeService;
+const READER = { id: 'stockroom-reader', secret: 'reader-secret', scopes: ['Assets.Read'] };
+const ALL_SCOPES = 'Assets.Read Assets.Write Contracts.Read Contracts.Write Users.Read';
+
+describe('the credential and the editor’s lists in real n8n', () => {
+	let sandbox: Sandbox;
 	let home: N8nHome;
 	let workflowId: string;
+	const journal = (path: string) => sandbox.journal().filter((entry) => entry.path === path);
 
 	beforeAll(async () => {
-		service = await startFakeService({ users: 3 });
+		sandbox = await createSandbox({ records: 500, clients: [READER] });
 		home = await createN8nHome();
-		const credentialId = await home.importCredential({
-			baseUrl: `${service.baseUrl}/`,
-			clientId: service.clientId,
-			clientSecret: service.clientSecret,
+		const credential = { id: 'stockroomTokenE2e', name: 'Stockroom' };
+		await home.importCredential({
+			...credential,
+			baseUrl: `${sandbox.url}/`,
+			clientId: sandbox.client.id,
+			clientSecret: sandbox.client.secret,
 		});
-		workflowId = await home.importWorkflow(listUsersWorkflow(service.baseUrl, credentialId));
+		// n8n's own HTTP Request node, authenticated with our credential type
+		workflowId = await home.importWorkflow(
+			buildWorkflow('List users with the Stockroom credential', credential, [
+				[
+					{
+						name: 'List users',
+						type: 'n8n-nodes-base.httpRequest',
+						typeVersion: 4.2,
+						parameters: {
+							url: `${sandbox.url}/api/scim/v2/Users`,
+							authentication: 'predefinedCredentialType',
+							nodeCredentialType: 'stockroomOAuth2Api',
+							options: {},
+						},
+						credentials: { stockroomOAuth2Api: credential },
+					},
+				],
+			]),
+		);
 	});
 
 	afterAll(async () => {
 		home?.dispose();
-		await service?.close();
+		await sandbox?.close();
 	});
 
-	it('gets a token through n8n’s OAuth2 code (HTTP Basic, all scopes), then calls the API', async () => {
+	test('n8n’s OAuth2 code gets a token (HTTP Basic, all scopes), then calls the API', async () => {
 		const run = await home.executeWorkflow(workflowId);
 
 		expect(run.error).toBeUndefined();
 		expect(run.status).toBe('success');
-		const [page] = run.outputs['List users'];
 		expect(run.outputs['List users']).toHaveLength(1);
-		expect(page).toMatchObject({ totalResults: 3, startIndex: 1, itemsPerPage: 3 });
-		expect((page.Resources as Array<{ userName: string }>).map((user) => user.userName)).toEqual([
-			'user1@example.com',
-			'user2@example.com',
-			'user3@example.com',
-		]);
+		const [page] = run.outputs['List users'];
+		const users = sandbox.store.users.all();
+		expect(page).toMatchObject({ totalResults: users.length, startIndex: 1, itemsPerPage: 100 });
+		expect(page.Resources).toEqual(users.slice(0, 100));
 
-		const tokenCalls = service.requests.filter((request) => request.path === '/connect/token');
+		const tokenCalls = journal('/connect/token');
 		expect(tokenCalls).toHaveLength(1);
-		const basic = Buffer.from(`${service.clientId}:${service.clientSecret}`).toString('base64');
-		expect(tokenCalls[0].headers.authorization).toBe(`Basic ${basic}`);
-		const form = new URLSearchParams(tokenCalls[0].body);
+		const form = new URLSearchParams(tokenCalls[0].body as string);
 		expect(form.get('grant_type')).toBe('client_credentials');
-		expect(form.get('scope')).toBe(
-			'Assets.Read Assets.Write Contracts.Read Contracts.Write Users.Read',
-		);
+		expect(form.get('scope')).toBe(ALL_SCOPES);
+		// the sandbox takes the client as HTTP Basic or as form fields: with none in the form and a
+		// token issued, it came as HTTP Basic
+		expect(form.has('client_id')).toBe(false);
 		expect(form.has('client_secret')).toBe(false);
-
-		const apiCalls = service.requests.filter((request) => request.path === '/api/scim/v2/Users');
-		expect(apiCalls).toHaveLength(1);
-		expect(apiCalls[0].headers.authorization).toMatch(/^Bearer [\w-]{43}$/);
+		expect(tokenCalls[0].status).toBe(200);
+		expect(journal('/api/scim/v2/Users').map((call) => call.status)).toEqual([200]);
 	});
 
-	it('stores the token in the credential and reuses it on the next run', async () => {
-		const before = service.requests.length;
+	test('stores the token in the credential and reuses it on the next run', async () => {
+		sandbox.resetStats();
 
 		const run = await home.executeWorkflow(workflowId);
 
 		expect(run.status).toBe('success');
-		const paths = service.requests.slice(before).map((request) => request.path);
-		expect(paths).toEqual(['/api/scim/v2/Users']);
+		expect(sandbox.journal().map((call) => `${call.method} ${call.path}`)).toEqual([
+			'GET /api/scim/v2/Users',
+		]);
+	});
+
+	describe('in the editor: n8n’s REST API', () => {
+		let server: N8nServer;
+		/** A saved credential for the editor's lists. */
+		let credentials: Record<string, { id: string; name: string }>;
+		const valid = () => ({
+			baseUrl: sandbox.url,
+			clientId: sandbox.client.id,
+			clientSecret: sandbox.client.secret,
+		});
+		// n8n stores the token it obtains in the credential, so only a saved credential can pass
+		const testWith = async (name: string, data: Record<string, unknown>) => {
+			const id = await server.rest.createCredential({ name, data });
+			return await server.rest.testCredential({ id, name, data });
+		};
+
+		beforeAll(async () => {
+			server = await home.start();
+			const id = await server.rest.createCredential({ name: 'For lists', data: valid() });
+			credentials = { stockroomOAuth2Api: { id, name: 'For lists' } };
+		});
+
+		afterAll(async () => {
+			await server?.stop();
+		});
+
+		beforeEach(() => sandbox.resetStats());
+
+		test('OK with the right client, with or without a trailing slash on the base URL', async () => {
+			const ok = { status: 'OK', message: 'Connection successful!' };
+			expect(await testWith('Valid', valid())).toEqual(ok);
+			expect(
+				await testWith('Valid with slash', { ...valid(), baseUrl: `${sandbox.url}/` }),
+			).toEqual(ok);
+			expect(journal('/api/scim/v2/Users').map((call) => call.query)).toEqual([
+				{ count: '1' },
+				{ count: '1' },
+			]);
+		});
+
+		test('a wrong secret', async () => {
+			expect(
+				await testWith('Wrong secret', { ...valid(), clientSecret: 'not-the-secret' }),
+			).toEqual({
+				status: 'Error',
+				message:
+					'Failed to acquire OAuth2 access token: Client authentication failed (e.g., unknown client, no client authentication included, or unsupported authentication method).',
+			});
+			expect(journal('/connect/token').map((call) => call.status)).toEqual([400]);
+		});
+
+		test('scopes the client app was not granted, requested or missing', async () => {
+			const reader = { ...valid(), clientId: READER.id, clientSecret: READER.secret };
+			expect(await testWith('Too many scopes', reader)).toEqual({
+				status: 'Error',
+				message:
+					'Failed to acquire OAuth2 access token: The requested scope is invalid, unknown, or malformed.',
+			});
+			expect(await testWith('Without Users.Read', { ...reader, scopes: ['Assets.Read'] })).toEqual({
+				status: 'Error',
+				message:
+					'A token was issued, but it lacks the Users.Read scope the test call needs: grant it to the client app and select it in Scopes',
+			});
+			expect(journal('/api/scim/v2/Users').map((call) => call.status)).toEqual([403]);
+		});
+
+		test('a base URL where nothing listens', async () => {
+			const closed = `http://127.0.0.1:${await freePort()}`;
+			expect(await testWith('Refused', { ...valid(), baseUrl: closed })).toEqual({
+				status: 'Error',
+				message: 'The service refused the connection - perhaps it is offline',
+			});
+		});
+
+		test('a base URL with a wrong path', async () => {
+			expect(await testWith('Wrong path', { ...valid(), baseUrl: `${sandbox.url}/v2` })).toEqual({
+				status: 'Error',
+				message: 'Failed to acquire OAuth2 access token: HTTP status 404',
+			});
+		});
+
+		test('a plain http base URL that is not a local sandbox, refused before any request', async () => {
+			expect(
+				await testWith('Not https', { ...valid(), baseUrl: 'http://stockroom.example.com' }),
+			).toEqual({
+				status: 'Error',
+				message:
+					'Base URL must start with https:// (plain http:// only for localhost, 127.0.0.1 or [::1]), got "http://stockroom.example.com"',
+			});
+			expect(sandbox.stats().totalRequests).toBe(0);
+		});
+
+		/** What the editor asks for to fill a list (options or a resource locator's list). */
+		const list = <T>(kind: 'options' | 'resource-locator-results', request: IDataObject) =>
+			server.rest.request<T>('POST', `/rest/dynamic-node-parameters/${kind}`, {
+				credentials,
+				...request,
+			});
+		type Options = Array<{ name: string; value: string }>;
+		type Results = { results: Options; paginationToken?: string };
+
+		test('the custom field and filter field pickers load from the service', async () => {
+			const asset = { name: NODE.asset, version: 1 };
+			const custom = await list<Options>('options', {
+				nodeTypeAndVersion: asset,
+				path: 'customFieldsUi.values.name',
+				methodName: 'getAssetCustomFields',
+				currentNodeParameters: { operation: 'upsert' },
+			});
+			const definitions = sandbox.store.customFieldDefinitions;
+			expect(custom.map((option) => option.value).sort()).toEqual(
+				definitions.map((definition) => definition.lookupKey).sort(),
+			);
+			expect(custom.find((option) => option.value === 'memoryGb')).toEqual({
+				name: 'Memory (GB)',
+				value: 'memoryGb',
+				description: 'Number',
+			});
+			for (const nodeTypeAndVersion of [asset, { name: NODE.trigger, version: 1 }]) {
+				const fields = await list<Options>('options', {
+					nodeTypeAndVersion,
+					path: 'conditions.condition.field',
+					methodName: 'getAssetFilterFields',
+					currentNodeParameters: { operation: 'getAll', resource: 'assets' },
+				});
+				const values = fields.map((option) => option.value);
+				expect(values).toEqual(
+					expect.arrayContaining(['status', 'lastSyncDtm', 'assignedTo.email']),
+				);
+				expect(values).toEqual(
+					expect.arrayContaining(
+						definitions.map((definition) => `customFieldValues.${definition.lookupKey}`),
+					),
+				);
+			}
+		});
+
+		test('"From List" searches assets and pages through them', async () => {
+			const search = (paginationToken?: string) =>
+				list<Results>('resource-locator-results', {
+					nodeTypeAndVersion: { name: NODE.asset, version: 1 },
+					path: 'asset',
+					methodName: 'searchAssets',
+					currentNodeParameters: { operation: 'get' },
+					filter: 'DELL',
+					...(paginationToken ? { paginationToken } : {}),
+				});
+			// what the service itself answers to the same search, two pages of 50
+			const service = await fetch(`${sandbox.url}/api/assets/v1?q=DELL&limit=100`, {
+				headers: { authorization: `Bearer ${sandbox.token()}` },
+			});
+			const matching = ((await service.json()) as { results: IDataObject[] }).results;
+			expect(matching).toHaveLength(100);
+			const first = await search();
+			expect(first.results).toHaveLength(50);
+			expect(first.results[0]).toEqual({
+				name: `${String(matching[0].deviceName)} (${String(matching[0].externalId)})`,
+				value: matching[0].id,
+			});
+			const second = await search(first.paginationToken);
+			expect([...first.results, ...second.results].map((result) => result.value)).toEqual(
+				matching.map((record) => record.id),
+			);
+		});
+
+		test('"From List" of contracts and of users', async () => {
+			const contracts = await list<Results>('resource-locator-results', {
+				nodeTypeAndVersion: { name: NODE.contract, version: 1 },
+				path: 'contract',
+				methodName: 'searchContracts',
+				currentNodeParameters: { operation: 'get' },
+			});
+			expect(contracts.results.map((result) => result.value)).toEqual(
+				sandbox.store.contracts
+					.all()
+					.slice(0, 50)
+					.map((record) => record.id),
+			);
+			const users = sandbox.store.users.all();
+			const first = await list<Results>('resource-locator-results', {
+				nodeTypeAndVersion: { name: NODE.user, version: 1 },
+				path: 'user',
+				methodName: 'searchUsers',
+				currentNodeParameters: { operation: 'get' },
+			});
+			expect(first.results.map((result) => result.value)).toEqual(
+				users.slice(0, 50).map((record) => record.id),
+			);
+			expect(first.paginationToken).toBe('51');
+		});
 	});
 });

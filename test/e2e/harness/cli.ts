@@ -152,6 +152,29 @@ export async function importWorkflowFolder(home: N8nEnvironment, dir: string): P
 	await n8nCli(home, ['import:workflow', '--separate', `--input=${dir}`]);
 }
 
+/** Several workflows in one n8n process (each given an id if it has none); returns their ids. */
+export async function importWorkflows(
+	home: N8nEnvironment,
+	workflows: WorkflowJson[],
+): Promise<string[]> {
+	const complete = workflows.map((workflow) => ({
+		active: false,
+		settings: {},
+		...workflow,
+		id: workflow.id ?? newId(),
+	}));
+	const dir = mkdtempSync(path.join(home.userFolder, 'workflows-'));
+	try {
+		complete.forEach((workflow, index) =>
+			writeFileSync(path.join(dir, `${index}.json`), JSON.stringify(workflow)),
+		);
+		await importWorkflowFolder(home, dir);
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+	return complete.map((workflow) => workflow.id);
+}
+
 /**
  * Runs a workflow that starts with a Manual Trigger through `n8n execute`. n8n exits 1 when a node
  * fails; the run is still returned (status 'error', `error` set), only a missing run is thrown.

@@ -1,8 +1,21 @@
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 
-/** Rows from an n8n user folder's SQLite database, read-only (n8n may be running). */
+const SQLITE_CANTOPEN = 14;
+
+function open(dbPath: string): DatabaseSync {
+	try {
+		return new DatabaseSync(dbPath, { readOnly: true });
+	} catch (error) {
+		// read-only, SQLite cannot open n8n's WAL database while its -wal/-shm files are missing,
+		// as for a moment around n8n's start and stop; a read-write connection recreates them
+		if ((error as { errcode?: number }).errcode !== SQLITE_CANTOPEN) throw error;
+		return new DatabaseSync(dbPath);
+	}
+}
+
+/** Rows from an n8n user folder's SQLite database (n8n may be running; nothing is written). */
 export function queryDb<T>(dbPath: string, sql: string, ...params: SQLInputValue[]): T[] {
-	const db = new DatabaseSync(dbPath, { readOnly: true });
+	const db = open(dbPath);
 	try {
 		return db.prepare(sql).all(...params) as T[];
 	} finally {

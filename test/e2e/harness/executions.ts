@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { IRunExecutionData } from 'n8n-workflow';
 
 import { queryDb } from './db';
+import { waitFor } from './net';
 import { n8nInstallDir } from './paths';
 import { summarizeRun, type WorkflowRun } from './runData';
 
@@ -47,8 +48,11 @@ export function readExecutions(dbPath: string, { workflowId }: { workflowId?: st
 		workflowId ?? null,
 	);
 	return rows.map((row): StoredExecution => {
+		const parsed = (row.data ? flattedParse(row.data) : undefined) as
+			Partial<IRunExecutionData> | undefined;
+		// a new or running execution may have no run data yet
 		const data = (
-			row.data ? flattedParse(row.data) : { resultData: { runData: {} } }
+			parsed?.resultData ? parsed : { resultData: { runData: {} } }
 		) as IRunExecutionData;
 		return {
 			id: String(row.id),
@@ -61,4 +65,20 @@ export function readExecutions(dbPath: string, { workflowId }: { workflowId?: st
 			}),
 		};
 	});
+}
+
+/** An execution once it has finished (whatever its status); a HarnessError after `timeoutMs`. */
+export async function waitForExecution(
+	dbPath: string,
+	id: string,
+	timeoutMs = 30_000,
+): Promise<StoredExecution> {
+	return await waitFor(
+		`execution ${id} to finish`,
+		() => {
+			const execution = readExecutions(dbPath).find((candidate) => candidate.id === id);
+			return execution && !['new', 'running'].includes(execution.status) ? execution : undefined;
+		},
+		timeoutMs,
+	);
 }

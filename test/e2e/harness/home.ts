@@ -8,6 +8,7 @@ import {
 	importCredential,
 	importWorkflow,
 	importWorkflowFolder,
+	importWorkflows,
 	n8nCli,
 	publishWorkflow,
 	type CliOptions,
@@ -16,7 +17,7 @@ import {
 	type WorkflowJson,
 } from './cli';
 import { queryDb } from './db';
-import { readExecutions } from './executions';
+import { readExecutions, waitForExecution } from './executions';
 import { installPackage } from './package';
 import { cacheDir, N8N_VERSION } from './paths';
 import { startN8n, type StartOptions } from './server';
@@ -102,6 +103,10 @@ export class N8nHome implements N8nEnvironment {
 		return importWorkflowFolder(this, dir);
 	}
 
+	importWorkflows(workflows: WorkflowJson[]) {
+		return importWorkflows(this, workflows);
+	}
+
 	executeWorkflow(id: string) {
 		return executeWorkflow(this, id);
 	}
@@ -116,6 +121,10 @@ export class N8nHome implements N8nEnvironment {
 
 	readExecutions(filter?: { workflowId?: string }) {
 		return readExecutions(this.dbPath, filter);
+	}
+
+	waitForExecution(id: string, timeoutMs?: number) {
+		return waitForExecution(this.dbPath, id, timeoutMs);
 	}
 
 	workflows(): Array<{ id: string; name: string }> {

@@ -1,5 +1,7 @@
 import { createServer } from 'node:net';
 
+import { HarnessError } from './errors';
+
 /** A port that was free a moment ago (the OS picks it). */
 export async function freePort(): Promise<number> {
 	return await new Promise((resolve, reject) => {
@@ -32,4 +34,21 @@ export async function delay(ms: number): Promise<void> {
 /** Resolves after `ms` without keeping the process alive: for racing against a timeout. */
 export async function deadline(ms: number): Promise<void> {
 	await new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** The first value `check` returns other than undefined, trying every 500 ms; throws after `timeoutMs`. */
+export async function waitFor<T>(
+	what: string,
+	check: () => T | undefined,
+	timeoutMs: number,
+): Promise<T> {
+	const started = Date.now();
+	for (;;) {
+		const value = check();
+		if (value !== undefined) return value;
+		if (Date.now() - started > timeoutMs) {
+			throw new HarnessError(`Gave up after ${timeoutMs} ms waiting for ${what}`);
+		}
+		await delay(500);
+	}
 }

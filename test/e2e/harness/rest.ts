@@ -96,6 +96,30 @@ export class N8nRest {
 		await this.request('POST', '/rest/login', { emailOrLdapLoginId: email, password });
 	}
 
+	/** Saves a credential as the editor does; returns its id. */
+	async createCredential(credential: {
+		name?: string;
+		type?: string;
+		data: Record<string, unknown>;
+	}): Promise<string> {
+		const { name = 'Stockroom', type = CREDENTIAL_TYPE, data } = credential;
+		return (await this.request<{ id: string }>('POST', '/rest/credentials', { name, type, data }))
+			.id;
+	}
+
+	/**
+	 * Runs a saved workflow from the editor up to a node; on a trigger node this is its "Fetch Test
+	 * Event". Returns the id of the execution, which finishes in the background.
+	 */
+	async runManually(workflowId: string, nodeName: string): Promise<string> {
+		const { executionId } = await this.request<{ executionId: string }>(
+			'POST',
+			`/rest/workflows/${workflowId}/run`,
+			{ destinationNode: { nodeName, mode: 'inclusive' } },
+		);
+		return executionId;
+	}
+
 	/**
 	 * "Test credential" as the editor calls it. `id` '' tests data that was never saved; with the
 	 * id of a saved credential, n8n merges the given data into the stored one.

@@ -1,0 +1,504 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { createSandbox, type Sandbox } from '../sandbox/server';
+import type { StoredRecord } from '../sandbox/store';
+import {
+	buildWorkflow,
+	createN8nHome,
+	jsonItems,
+	locator,
+	NODE,
+	type CredentialRef,
+	type N8nHome,
+	type NodeSpec,
+	type WorkflowRun,
+} from './harness';
+
+const AWKWARD = 'Weird "quoted" \\ back\\slash — ünïcødé 😀 x" or status pr or "';
+const AWKWARD_EXTERNAL_ID = 'E2E-AWK-"1"\\ü';
+const REQUIRED = {
+	status: 'New',
+	hardwareVendor: 'Dell',
+	assetType: 'Laptop',
+};
+
+/** `until` as the date picker gives it: no zone, read in the workflow's time zone. */
+const WINDOW = { since: '2024-01-01T00:00:00Z', until: '2024-12-31T23:59:59' };
+const TIMEZONE = 'Europe/Berlin';
+const UNTIL_UTC = '2024-12-31T22:59:59Z';
+const asset = (name: string, parameters: IDataObject, continueOnFail = false): NodeSpec => ({
+	name,
+	type: NODE.asset,
+	parameters,
+	continueOnFail,
+});
+
+const idOf = (node: string) => `={{ $('${node}').first().json.id }}`;
+
+/**
+ * Every Asset operation, one branch after another from one Manual Trigger. `conflict` is an item
+ * whose id and External ID belong to two different assets.
+ */
+function operationsWorkflow(credential: CredentialRef, conflict: IDataObject) {
+	return buildWorkflow(
+		'Asset operations',
+		credential,
+		[
+			// reads first: the later branches change the data
+			[asset('All assets', { operation: 'getAll', returnAll: true })],
+			[asset('First 25', { operation: 'getAll', limit: 25, options: { pageSize: 10 } })],
+			[
+				asset('Expression filter', {
+					operation: 'getAll',
+					returnAll: true,
+					filterMode: 'expression',
+					filterExpression:
+						'HARDWAREVENDOR eq "apple" and (status eq "Deployed" or status eq "OutForRepair") and not (lastSyncDtm pr)',
+				}),
+			],
+			[
+				asset('Search and modified window', {
+					operation: 'getAll',
+					returnAll: true,
+					options: { q: 'lenovo', since: WINDOW.since, until: WINDOW.until, pageSize: 50 },
+				}),
+			],
+			[
+				asset('Create with custom fields', {
+					operation: 'upsert',
+					externalId: 'E2E-CF-1',
+					deviceName: 'Custom fields workstation',
+					...REQUIRED,
+					customFieldsUi: {
+						values: [
+							{ name: 'memoryGb', type: 'number', numberValue: 128 },
+							{ name: 'costCenter', type: 'text', textValue: 'E2E-CC "7"' },
+							{ name: 'purchaseCost', type: 'money', amount: 1234.5, currency: 'EUR' },
+						],
+					},
+				}),
+				asset('Find by custom fields', {
+					operation: 'getAll',
+					returnAll: true,
+					filterMode: 'manual',
+					conditions: {
+						condition: [
+							// typed as a number by the field's definition, so compared as one
+							{ field: 'customFieldValues.memoryGb', operator: 'ge', value: '100' },
+							{ field: 'customFieldValues.costCenter', operator: 'eq', value: 'E2E-CC "7"' },
+						],
+					},
+				}),
+				asset('Update a custom field', {
+					operation: 'update',
+					asset: locator('id', idOf('Create with custom fields')),
+					customFieldsUi: { values: [{ name: 'memoryGb', type: 'number', numberValue: 256 }] },
+				}),
+			],
+			[
+				asset('Create awkward', {
+					operation: 'upsert',
+					externalId: AWKWARD_EXTERNAL_ID,
+					deviceName: AWKWARD,
+					...REQUIRED,
+					additionalFields: { notes: 'line 1\nline 2 \\n "not an escape"' },
+				}),
+				asset('Find awkward', {
+					operation: 'getAll',
+					returnAll: true,
+					filterMode: 'manual',
+					matchType: 'all',
+					conditions: {
+						condition: [
+							{ field: 'deviceName', operator: 'eq', value: AWKWARD },
+							// a value taken from the previous node, awkward too
+							{ field: 'externalId', operator: 'eq', value: '={{ $json.externalId }}' },
+							{ field: 'status', operator: 'ne', statusValue: 'Retired' },
+						],
+					},
+				}),
+			],
+			[
+				asset('Get by ID', { operation: 'get', asset: locator('id', idOf('Create awkward')) }),
+				asset('Get by external ID', {
+					operation: 'get',
+					asset: locator('externalId', AWKWARD_EXTERNAL_ID),
+				}),
+				asset('Get from list', {
+					operation: 'get',
+					asset: locator('list', idOf('Create awkward')),
+				}),
+			],
+			[
+				asset('Upsert new', {
+					operation: 'upsert',
+					externalId: 'E2E-UP-1',
+					deviceName: 'Upsert laptop',
+					...REQUIRED,
+					additionalFields: {
+						serialNumber: 'SN-UP-1',
+						purchasedDate: '2024-02-29T00:00:00',
+						lastSyncDtm: '2026-01-02T03:04:05.678Z',
+						// a local time from the date picker, in the workflow's time zone
+						enrolledDtm: '2025-06-01T12:00:00',
+					},
+				}),
+				asset('Upsert again', {
+					operation: 'upsert',
+					externalId: 'E2E-UP-1',
+					deviceName: 'Upsert laptop, renamed',
+					...REQUIRED,
+					status: 'Deployed',
+					additionalFields: { assetTag: 'TAG-UP-1', notes: 'to be cleared' },
+				}),
+				asset('Update', {
+					operation: 'update',
+					asset: locator('id', '={{ $json.id }}'),
+					updateFields: { deviceName: 'Patched laptop', netPrice: 999.5 },
+					fieldsToClear: ['notes'],
+				}),
+			],
+			[
+				jsonItems('Asset rows', [
+					{
+						externalId: 'E2E-JSON-1',
+						deviceName: 'JSON one',
+						...REQUIRED,
+						purchasedDate: '2023-07-01',
+						// set by the service: ignored when sent
+						createdDtm: '2000-01-01T00:00:00Z',
+						statusType: 'Whatever',
+					},
+					{ externalId: 'E2E-JSON-2', deviceName: 'JSON two', ...REQUIRED, status: 'Lost' },
+					{ externalId: 'E2E-JSON-3', deviceName: 'JSON three', ...REQUIRED, isEncrypted: true },
+					{ ...conflict, deviceName: 'Conflict', ...REQUIRED },
+				]),
+				asset('Upsert from JSON', { operation: 'upsert', inputMode: 'json' }, true),
+			],
+			[
+				asset('Delete', { operation: 'delete', asset: locator('id', idOf('Create awkward')) }),
+				asset('Delete again, ignore missing', {
+					operation: 'delete',
+					asset: locator('id', idOf('Create awkward')),
+					options: { ignoreNotFound: true },
+				}),
+				asset('Delete unknown external ID, ignore missing', {
+					operation: 'delete',
+					asset: locator('externalId', 'E2E-NO-SUCH-ASSET'),
+					options: { ignoreNotFound: true },
+				}),
+				asset(
+					'Delete missing',
+					{ operation: 'delete', asset: locator('id', idOf('Create awkward')) },
+					true,
+				),
+				asset(
+					'Delete unknown external ID',
+					{ operation: 'delete', asset: locator('externalId', 'E2E-NO-SUCH-ASSET') },
+					true,
+				),
+			],
+		],
+		{ settings: { timezone: TIMEZONE } },
+	);
+}
+
+describe('Stockroom Asset in real n8n', () => {
+	let sandbox: Sandbox;
+	let home: N8nHome;
+	let run: WorkflowRun;
+	let seeded: IDataObject[];
+	let first: StoredRecord;
+	let second: StoredRecord;
+	let invalidFilterId: string;
+	let invalidItemWorkflowId: string;
+	const calls = (method: string, path: string) =>
+		sandbox.journal().filter((entry) => entry.method === method && entry.path === path);
+	const ids = (items: IDataObject[]) => items.map((item) => item.id);
+
+	beforeAll(async () => {
+		sandbox = await createSandbox({ records: 2500 });
+		[first, second] = sandbox.store.assets.all();
+		home = await createN8nHome();
+		const credential = { id: 'stockroomAssetE2e', name: 'Stockroom' };
+		await home.importCredential({
+			...credential,
+			baseUrl: sandbox.url,
+			clientId: sandbox.client.id,
+			clientSecret: sandbox.client.secret,
+		});
+		const [operationsId, invalidId, invalidItemId] = await home.importWorkflows([
+			operationsWorkflow(credential, { id: first.id, externalId: String(second.externalId) }),
+			buildWorkflow('Invalid filter expression', credential, [
+				[
+					asset('Bad filter', {
+						operation: 'getAll',
+						returnAll: true,
+						filterMode: 'expression',
+						filterExpression: 'status eq "New" and stauts eq "Deployed"',
+					}),
+				],
+			]),
+			buildWorkflow('Invalid item', credential, [
+				[
+					jsonItems('Rows', [
+						{ externalId: 'E2E-STOP-1', deviceName: 'Valid', ...REQUIRED },
+						{
+							externalId: 'E2E-STOP-2',
+							deviceName: 'Bad date',
+							...REQUIRED,
+							purchasedDate: '2024-02-30',
+						},
+					]),
+					asset('Upsert rows', { operation: 'upsert', inputMode: 'json' }),
+				],
+			]),
+		]);
+		invalidFilterId = invalidId;
+		invalidItemWorkflowId = invalidItemId;
+		seeded = JSON.parse(JSON.stringify(sandbox.store.assets.all())) as IDataObject[];
+		run = await home.executeWorkflow(operationsId);
+	});
+
+	afterAll(async () => {
+		home?.dispose();
+		await sandbox?.close();
+	});
+
+	test('the workflow runs without a node error', () => {
+		expect(run.error).toBeUndefined();
+		expect(run.nodeErrors).toEqual({});
+		expect(run.status).toBe('success');
+	});
+
+	test('Get Many, Return All: every asset once, in order, over three pages of 1000', () => {
+		expect(seeded).toHaveLength(2500);
+		expect(ids(run.outputs['All assets'])).toEqual(ids(seeded));
+		expect(run.outputs['All assets'][1234]).toEqual(seeded[1234]);
+		const firstPages = calls('GET', '/api/assets/v1').filter((call) => !call.query.filter);
+		expect(
+			firstPages.slice(0, 3).map((call) => [call.query.limit, Boolean(call.query.after)]),
+		).toEqual([
+			['1000', false],
+			['1000', true],
+			['1000', true],
+		]);
+	});
+
+	test('Get Many, Limit 25 with page size 10: the first 25 assets, three pages', () => {
+		expect(ids(run.outputs['First 25'])).toEqual(ids(seeded.slice(0, 25)));
+		// later pages follow the next link as given, so they keep limit=10
+		const pages = calls('GET', '/api/assets/v1').filter((call) => call.query.limit === '10');
+		expect(pages.map((call) => Boolean(call.query.after))).toEqual([false, true, true]);
+	});
+
+	test('Get Many, expression filter: checked, sent normalized, the same assets as the data says', () => {
+		const expected = seeded.filter(
+			(record) =>
+				String(record.hardwareVendor).toLowerCase() === 'apple' &&
+				['Deployed', 'OutForRepair'].includes(String(record.status)) &&
+				record.lastSyncDtm === undefined,
+		);
+		expect(expected.length).toBeGreaterThan(0);
+		expect(ids(run.outputs['Expression filter'])).toEqual(ids(expected));
+		expect(calls('GET', '/api/assets/v1').map((call) => call.query.filter)).toContain(
+			'HARDWAREVENDOR eq "apple" and (status eq "Deployed" or status eq "OutForRepair") and not (lastSyncDtm pr)',
+		);
+	});
+
+	test('Get Many options: search text and a modified window, local times in the workflow time zone', async () => {
+		const query = { q: 'lenovo', since: WINDOW.since, until: UNTIL_UTC };
+		const sent = calls('GET', '/api/assets/v1').find((call) => call.query.q);
+		expect(sent?.query).toEqual({ ...query, limit: '50' });
+		// the service's own answer to the same query, in one page
+		const response = await fetch(
+			`${sandbox.url}/api/assets/v1?${new URLSearchParams({ ...query, limit: '1000' })}`,
+			{ headers: { authorization: `Bearer ${sandbox.token()}` } },
+		);
+		const expected = ((await response.json()) as { results: IDataObject[] }).results;
+		expect(expected.length).toBeGreaterThan(50);
+		expect(expected.length).toBeLessThan(1000);
+		expect(ids(run.outputs['Search and modified window'])).toEqual(ids(expected));
+	});
+
+	test('custom fields: written with their types, found by a typed builder filter, updated by name', () => {
+		const [created] = run.outputs['Create with custom fields'];
+		expect(created.customFieldValues).toEqual({
+			memoryGb: { numberValue: 128 },
+			costCenter: { textValue: 'E2E-CC "7"' },
+			purchaseCost: { currencyValue: { value: 1234.5, currency: 'EUR' } },
+		});
+		expect(run.outputs['Find by custom fields']).toEqual([created]);
+		// Update merges custom fields by name: the others keep their values
+		expect(run.outputs['Update a custom field']).toEqual([
+			expect.objectContaining({
+				id: created.id,
+				customFieldValues: {
+					memoryGb: { numberValue: 256 },
+					costCenter: { textValue: 'E2E-CC "7"' },
+					purchaseCost: { currencyValue: { value: 1234.5, currency: 'EUR' } },
+				},
+			}),
+		]);
+		expect(calls('GET', '/api/assets/v1').map((call) => call.query.filter)).toContain(
+			'customFieldValues.memoryGb ge 100 and customFieldValues.costCenter eq "E2E-CC \\"7\\""',
+		);
+	});
+
+	test('Create or Update creates an asset with awkward values; the builder finds exactly it', () => {
+		const [created] = run.outputs['Create awkward'];
+		expect(created).toMatchObject({
+			externalId: AWKWARD_EXTERNAL_ID,
+			deviceName: AWKWARD,
+			status: 'New',
+			notes: 'line 1\nline 2 \\n "not an escape"',
+		});
+		expect(created.id).toMatch(/^[0-9a-f]{24}$/);
+		expect(run.outputs['Find awkward']).toEqual([created]);
+		const sent = calls('GET', '/api/assets/v1').find((call) =>
+			call.query.filter?.startsWith('deviceName eq'),
+		);
+		expect(sent?.query.filter).toBe(
+			`deviceName eq ${JSON.stringify(AWKWARD)} and externalId eq ${JSON.stringify(AWKWARD_EXTERNAL_ID)} and status ne "Retired"`,
+		);
+	});
+
+	test('Get by ID, by External ID and from the list return the same asset', () => {
+		const [created] = run.outputs['Create awkward'];
+		expect(run.outputs['Get by ID']).toEqual([created]);
+		expect(run.outputs['Get by external ID']).toEqual([created]);
+		expect(run.outputs['Get from list']).toEqual([created]);
+	});
+
+	test('Create or Update twice with one External ID: one asset, replaced', () => {
+		const [first] = run.outputs['Upsert new'];
+		const [second] = run.outputs['Upsert again'];
+		expect(first).toMatchObject({
+			externalId: 'E2E-UP-1',
+			deviceName: 'Upsert laptop',
+			serialNumber: 'SN-UP-1',
+			purchasedDate: '2024-02-29T00:00:00Z',
+			lastSyncDtm: '2026-01-02T03:04:05.678Z',
+			enrolledDtm: '2025-06-01T10:00:00.000Z',
+		});
+		expect(first.createdDtm).toBe(first.lastModifiedDtm);
+		expect(second).toMatchObject({
+			id: first.id,
+			createdDtm: first.createdDtm,
+			deviceName: 'Upsert laptop, renamed',
+			status: 'Deployed',
+			assetTag: 'TAG-UP-1',
+		});
+		expect(second.lastModifiedDtm! > first.lastModifiedDtm!).toBe(true);
+		// a PUT replaces: fields not sent again are gone
+		expect(second).not.toHaveProperty('serialNumber');
+		expect(second).not.toHaveProperty('lastSyncDtm');
+	});
+
+	test('Update changes the given fields, clears Fields to Clear and keeps the rest', () => {
+		const [second] = run.outputs['Upsert again'];
+		expect(run.outputs.Update).toHaveLength(1);
+		const [updated] = run.outputs.Update;
+		expect(updated).toMatchObject({
+			id: second.id,
+			externalId: 'E2E-UP-1',
+			deviceName: 'Patched laptop',
+			netPrice: 999.5,
+			status: 'Deployed',
+			assetTag: 'TAG-UP-1',
+		});
+		expect(updated).not.toHaveProperty('notes');
+		const patches = calls('PATCH', `/api/assets/v1/${String(second.id)}`);
+		expect(patches.map((call) => call.body)).toEqual([
+			{ deviceName: 'Patched laptop', netPrice: 999.5, notes: null },
+		]);
+	});
+
+	test('Use Input Item JSON with Continue On Fail: bad items become error items, the others go through', () => {
+		const output = run.outputs['Upsert from JSON'];
+		expect(output).toHaveLength(4);
+		expect(output[0]).toMatchObject({
+			externalId: 'E2E-JSON-1',
+			purchasedDate: '2023-07-01T00:00:00Z',
+		});
+		expect(output[0].createdDtm).not.toBe('2000-01-01T00:00:00Z');
+		expect(output[0].statusType).toBe('Available');
+		// invalid: found before sending
+		expect(output[1]).toEqual({
+			error:
+				'Invalid asset: status expected one of New, ReadyToDeploy, Deployed, OutForRepair, Retired, got "Lost" [item 1]',
+			description:
+				'status: expected one of New, ReadyToDeploy, Deployed, OutForRepair, Retired, got "Lost"',
+		});
+		expect(output[2]).toMatchObject({ externalId: 'E2E-JSON-3', isEncrypted: true });
+		// refused by the service
+		expect(output[3]).toEqual({
+			error: `Could not create or update the asset "${String(second.externalId)}": Conflict`,
+			description: expect.stringMatching(
+				new RegExp(
+					`^The externalId '${String(second.externalId)}' belongs to the asset '${second.id}', not '${first.id}'\\.\\n\\(HTTP 409, trace ID 00-[0-9a-f]{32}-[0-9a-f]{16}-00\\)$`,
+				),
+			),
+		});
+		expect(sandbox.store.assets.get(first.id)?.deviceName).toBe(first.deviceName);
+
+		const sent = calls('PUT', '/api/assets/v1').map((call) => call.body as IDataObject);
+		const sentIds = sent.map((body) => body.externalId);
+		expect(sentIds).toEqual(
+			expect.arrayContaining(['E2E-JSON-1', 'E2E-JSON-3', second.externalId]),
+		);
+		expect(sentIds).not.toContain('E2E-JSON-2');
+		const body = sent.find((candidate) => candidate.externalId === 'E2E-JSON-1');
+		expect(body).not.toHaveProperty('createdDtm');
+		expect(body).not.toHaveProperty('statusType');
+		expect(sandbox.store.assets.findByExternalId('E2E-JSON-2')).toBeUndefined();
+	});
+
+	test('Delete: existing, missing with Ignore Missing, missing without it', () => {
+		const [created] = run.outputs['Create awkward'];
+		expect(run.outputs.Delete).toEqual([{ id: created.id, deleted: true }]);
+		expect(sandbox.store.assets.get(String(created.id))).toBeUndefined();
+		expect(run.outputs['Delete again, ignore missing']).toEqual([
+			{ id: created.id, deleted: false, notFound: true },
+		]);
+		expect(run.outputs['Delete unknown external ID, ignore missing']).toEqual([
+			{ id: null, deleted: false, notFound: true },
+		]);
+		expect(run.outputs['Delete missing']).toEqual([
+			{
+				error: `Could not delete asset ${String(created.id)}: it was not found (HTTP 404)`,
+				description: expect.stringMatching(
+					/^No asset has the id '[0-9a-f]{24}'\.\n\(HTTP 404, trace ID 00-/,
+				),
+			},
+		]);
+		expect(run.outputs['Delete unknown external ID']).toEqual([
+			expect.objectContaining({
+				error: 'Could not delete the asset with External ID "E2E-NO-SUCH-ASSET": it does not exist',
+			}),
+		]);
+	});
+
+	test('an invalid filter expression fails the node naming the column, before any request', async () => {
+		sandbox.resetStats();
+		const failed = await home.executeWorkflow(invalidFilterId);
+		expect(failed.status).toBe('error');
+		expect(failed.error?.node).toBe('Bad filter');
+		expect(failed.error?.message).toMatch(
+			/^Filter Expression, column 21: unknown attribute 'stauts' \(did you mean 'status'\?\)/,
+		);
+		expect(sandbox.stats().totalRequests).toBe(0);
+	});
+
+	test('without Continue On Fail, an invalid item stops the node before anything is written', async () => {
+		sandbox.resetStats();
+		const failed = await home.executeWorkflow(invalidItemWorkflowId);
+		expect(failed.status).toBe('error');
+		expect(failed.error).toMatchObject({
+			node: 'Upsert rows',
+			message: expect.stringMatching(/^Invalid asset: purchasedDate .*\[item 1\]$/),
+		});
+		expect(sandbox.stats().totalRequests).toBe(0);
+		expect(sandbox.store.assets.findByExternalId('E2E-STOP-1')).toBeUndefined();
+	});
+});
