@@ -49,7 +49,7 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 
 	test('many writes on a credential with no token yet fetch one token, not one per worker', async () => {
 		const credential = sandboxCredential(sandbox);
-		const input = Array.from({ length: 12 }, (_, i) => newAsset(`token-once-${i}`));
+		const input = Array.from({ length: 12 }, (_, i) => newAsset(`token-once-${i}`) as IDataObject);
 		const [items] = await runNode(node, {
 			parameters: { operation: 'upsert', inputMode: 'json' },
 			credential,
