@@ -306,6 +306,34 @@ describe('Stockroom Trigger published in real n8n', () => {
 		);
 	});
 
+	test('while the service fails, polls emit nothing and keep their place; after it recovers each change is emitted once', async () => {
+		const synced = await syncAsset(3);
+		const signed = await putContract('E2E-C4', 'E2E Fault Vendor');
+		// a 500 is not retried: every poll fails at once
+		sandbox.setFaults('500:1');
+		sandbox.resetStats();
+
+		await everyTriggerPolled();
+		await delay(3000);
+		expect(sandbox.journal().every((call) => call.status === 500)).toBe(true);
+		const duringFault = newExecutions();
+		expect(duringFault.filter((execution) => execution.status === 'success')).toEqual([]);
+		seen += duringFault.length;
+
+		sandbox.setFaults('');
+		sandbox.resetStats();
+		const executions = await emittedAfterPolls(4);
+
+		expect(emittedBy(executions)).toEqual(
+			sortedIds({
+				'Assets changed': [synced],
+				'Assets synced': [synced],
+				'Agreements dated': [signed],
+				'E2E contracts changed': [signed],
+			}),
+		);
+	});
+
 	test('"Fetch Test Event" shows the most recently synced asset', async () => {
 		const latest = sandbox.store.assets
 			.all()
