@@ -5,6 +5,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here/.."
 source scripts/node24.sh
+source scripts/deps.sh || exit 1
 
 npm run -s build >&2
 npm run -s build:dev >&2

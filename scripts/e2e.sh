@@ -5,6 +5,7 @@ set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here/.."
 source scripts/node24.sh
+source scripts/deps.sh || exit 1
 
 npm run -s build || exit 1
 bash scripts/n8n-install.sh > /dev/null || exit 1

@@ -5,6 +5,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here/.."
 source scripts/node24.sh
+source scripts/deps.sh || exit 1
 
 if [ ! -x /usr/bin/chromium ]; then
 	echo "Chromium is missing: install Debian's package (apt-get install -y chromium)" >&2

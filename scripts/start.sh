@@ -5,11 +5,11 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here/.."
 source scripts/node24.sh
+source scripts/deps.sh || exit 1
 
 npm run -s build
-# compiles scripts/start.ts, the harness and the sandbox into build/; type errors elsewhere in the
-# test code must not keep the demo from starting (tsc still emits)
-npm run -s build:dev || echo "(type errors above; starting anyway)" >&2
+# compiles scripts/start.ts, the harness and the sandbox into build/
+npm run -s build:dev
 bash scripts/n8n-install.sh > /dev/null
 # exec: Ctrl-C goes straight to the controller, which shuts the children down in order
 exec node build/scripts/start.js "$@"

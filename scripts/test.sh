@@ -4,6 +4,7 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/node24.sh
+source scripts/deps.sh || exit 1
 
 step() { echo; echo "── $1"; }
 fail() { echo "$1"; echo "0 passed, 1 failed"; exit 1; }
