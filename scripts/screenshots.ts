@@ -9,7 +9,6 @@ import path from 'node:path';
 
 import { chromium, selectors, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
-import { StockroomOAuth2Api } from '../credentials/StockroomOAuth2Api.credentials';
 import { createSandbox, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../test/sandbox/server';
 import {
 	buildWorkflow,
@@ -98,6 +97,39 @@ const PANELS: Scene[] = [
 			},
 		},
 	}),
+	scene('contract-get-many-filter.png', {
+		name: 'Large automatic renewals',
+		type: NODE.contract,
+		parameters: {
+			operation: 'getAll',
+			returnAll: true,
+			filterMode: 'manual',
+			conditions: {
+				condition: [
+					{ field: 'isAutomaticRenewal', operator: 'isTrue' },
+					{ field: 'renewalDate', operator: 'lt', dateValue: '2027-01-01T00:00:00' },
+				],
+			},
+			listConditions: {
+				condition: [{ field: 'unitCount', operator: 'gt', numberValue: 100 }],
+			},
+		},
+	}),
+	scene('user-get-many-filter.png', {
+		name: 'Inactive users',
+		type: NODE.user,
+		parameters: {
+			operation: 'getAll',
+			returnAll: true,
+			filterMode: 'manual',
+			conditions: {
+				condition: [
+					{ field: 'active', operator: 'isFalse' },
+					{ field: 'emails.value', operator: 'ew', value: '@example.com' },
+				],
+			},
+		},
+	}),
 	scene(
 		'trigger-renewal-notice-due.png',
 		{
@@ -129,10 +161,6 @@ const RUN = scene('run-asset-get-many.png', {
 });
 
 const CREDENTIAL_FILE = 'credential.png';
-
-/** The credential's own default scopes: imported without them, the dialog shows none selected. */
-const SCOPES = new StockroomOAuth2Api().properties.find(({ name }) => name === 'scopes')!
-	.default as string[];
 
 /** Makes the window tall enough that nothing inside `root` needs scrolling. */
 async function growToFit(page: Page, root: Locator): Promise<void> {
@@ -258,7 +286,6 @@ async function main(): Promise<void> {
 			baseUrl: sandbox.url,
 			clientId: DEFAULT_CLIENT_ID,
 			clientSecret: DEFAULT_CLIENT_SECRET,
-			scopes: SCOPES,
 		});
 		await home.importWorkflows([...PANELS, RUN].map(({ workflow }) => workflow));
 		const server = await home.start();

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { StockroomOAuth2Api } from '../../../credentials/StockroomOAuth2Api.credentials';
 import { HarnessError, tail } from './errors';
 import { freePort } from './net';
 import { CREDENTIAL_TYPE, n8nBin, preloadPath } from './paths';
@@ -107,6 +108,13 @@ export interface StockroomCredential {
 	scopes?: string[];
 }
 
+/**
+ * The credential's default scopes. An imported credential keeps only the data given: without
+ * scopes, n8n's dialog would show none selected, as if the user had cleared them.
+ */
+const DEFAULT_SCOPES = new StockroomOAuth2Api().properties.find(({ name }) => name === 'scopes')!
+	.default as string[];
+
 /** Imports a credential of our type from plain-text data (n8n encrypts it); returns its id. */
 export async function importCredential(
 	home: N8nEnvironment,
@@ -116,10 +124,10 @@ export async function importCredential(
 		baseUrl,
 		clientId,
 		clientSecret,
-		scopes,
+		scopes = DEFAULT_SCOPES,
 	}: StockroomCredential,
 ): Promise<string> {
-	const data = { baseUrl, clientId, clientSecret, ...(scopes ? { scopes } : {}) };
+	const data = { baseUrl, clientId, clientSecret, scopes };
 	const credential = { id, name, type: CREDENTIAL_TYPE, data };
 	await withJsonFile(home, [credential], (file) =>
 		n8nCli(home, ['import:credentials', `--input=${file}`]),
