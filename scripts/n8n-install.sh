@@ -14,7 +14,7 @@ if [ -f "$home/.complete" ] && [ -x "$bin" ]; then
 fi
 
 started=$(date +%s)
-echo "Installing n8n $N8N_VERSION into $home (first run only: about 5-6 minutes and 3 GB)..." >&2
+echo "Installing n8n $N8N_VERSION into $home (first run only: about 5 minutes and 3 GB)..." >&2
 rm -rf "$home" && mkdir -p "$home"
 cd "$home"
 # n8n pins an xlsx tarball on an unreachable CDN; linkedom 0.18.15 needs a package the registry lacks
