@@ -3,6 +3,7 @@ import { ASSETS_PATH } from '../nodes/shared/resources';
 import { assetSchema } from '../nodes/shared/schema/asset';
 import type { Sandbox } from '../test/sandbox/server';
 import { longExpression } from './filters';
+import type { SandboxProcess } from './sandboxProcess';
 import { median, percentile } from './stats';
 
 export interface FilterFigures {
@@ -63,7 +64,10 @@ export function filterFigures(
 
 export interface SandboxFigures {
 	records: number;
-	seedMs: number;
+	/** From spawn to listening: Node's start, seeding and binding the port. */
+	startMs: number;
+	/** Peak RSS of the sandbox process after all of the figures below. */
+	peakRssBytes: number;
 	pageP50Ms: number;
 	pageP95Ms: number;
 	pageSamples: number;
@@ -94,14 +98,14 @@ async function walk(first: string, token: string, onPage?: (ms: number, size: nu
 	return { pages, records };
 }
 
-/** The sandbox over HTTP: filtered pages of 1,000 (p50/p95) and a full `next` walk. */
+/** The sandbox process over HTTP: filtered pages of 1,000 (p50/p95), a full `next` walk, memory. */
 export async function sandboxFigures(
-	sandbox: Sandbox,
-	seedMs: number,
+	sandbox: SandboxProcess,
+	records: number,
 	filter: string,
 	samples: number,
 ): Promise<SandboxFigures> {
-	const token = sandbox.token();
+	const token = await sandbox.token();
 	const list = `${sandbox.url}${ASSETS_PATH}?limit=1000`;
 	const filtered = `${list}&filter=${encodeURIComponent(filter)}`;
 	const times: number[] = [];
@@ -123,9 +127,11 @@ export async function sandboxFigures(
 		last = await walk(list, token);
 		walks.push(performance.now() - started);
 	}
+	if (last.records !== records) throw new Error(`the walk saw ${last.records} of ${records} assets`);
 	return {
-		records: sandbox.store.assets.size,
-		seedMs,
+		records,
+		startMs: sandbox.startMs,
+		peakRssBytes: sandbox.peakRssBytes(),
 		pageP50Ms: percentile(times, 50),
 		pageP95Ms: percentile(times, 95),
 		pageSamples: times.length,

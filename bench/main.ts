@@ -16,6 +16,7 @@ import { createSandbox, type Sandbox } from '../test/sandbox/server';
 import { THREE_CONDITIONS, threeConditionText } from './filters';
 import { filterFigures, sandboxFigures } from './inProcess';
 import { N8nBench, type RunResult } from './n8nBench';
+import { SandboxProcess } from './sandboxProcess';
 import { listAllRatio, renderResults, type Comparison, type Machine } from './report';
 import { mb, ms } from './stats';
 import { triggerCost } from './trigger';
@@ -36,9 +37,6 @@ function machine(): Machine {
 		date: new Date().toISOString().slice(0, 10),
 	};
 }
-
-const peakRss = (): number =>
-	Number(/VmHWM:\s*(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
 
 /** Writable fields of `count` seeded assets spread over the table, under new external ids. */
 function upsertItems(sandbox: Sandbox, count: number): Array<Record<string, unknown>> {
@@ -127,15 +125,16 @@ async function main() {
 	mkdirSync(workDir, { recursive: true });
 
 	progress(`seeding the sandbox with ${records} assets`);
-	const seedStarted = performance.now();
 	const sandbox = await createSandbox({ records, seed: 1 });
-	const seedMs = performance.now() - seedStarted;
 	const filterText = await threeConditionText();
 
-	progress('in-process: filter module and sandbox');
+	progress('in-process: filter module');
 	const filter = filterFigures(sandbox, filterText, quick ? 200 : 2000);
-	const sandboxResults = await sandboxFigures(sandbox, seedMs, filterText, 60);
-	const sandboxPeakRssBytes = peakRss();
+	progress('the sandbox in a process of its own');
+	const sandboxProcess = await SandboxProcess.start(records);
+	const sandboxResults = await sandboxFigures(sandboxProcess, records, filterText, 60).finally(
+		() => sandboxProcess.stop(),
+	);
 
 	progress('starting n8n');
 	const comparisons: Comparison[] = [];
@@ -217,7 +216,6 @@ async function main() {
 		polls,
 		filter,
 		sandbox: sandboxResults,
-		sandboxPeakRssBytes,
 	};
 	const markdown = renderResults(results);
 	const ratio = listAllRatio(results).toFixed(2);

@@ -14,6 +14,7 @@ import {
 	type WorkflowJson,
 } from '../test/e2e/harness';
 import type { GcRecord, HookRecord } from './n8nHooks';
+import { cpuMs, readStatus } from './proc';
 import { Traffic } from './traffic';
 
 /** One run of a benchmarked workflow. */
@@ -50,20 +51,6 @@ export interface RunResult {
 	/** The last node's answer (the count). */
 	answer: Record<string, unknown>;
 }
-
-/** User + system CPU time of a process, from /proc (clock ticks of 10 ms). */
-const cpuMs = (pid: number): number => {
-	// the fields after the command name, which is in parentheses and may hold spaces
-	const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-	return (Number(fields[11]) + Number(fields[12])) * 10;
-};
-
-const readStatus = (pid: number, field: string): number => {
-	const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-		.split('\n')
-		.find((candidate) => candidate.startsWith(`${field}:`));
-	return Number(line?.match(/(\d+)\s*kB/)?.[1] ?? Number.NaN) * 1024;
-};
 
 /**
  * One long-lived `n8n start` with this package, a credential for the sandbox and the benchmarked
