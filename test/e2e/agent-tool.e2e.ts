@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+
+import type { IDataObject } from 'n8n-workflow';
+
+import { createSandbox, type Sandbox } from '../sandbox/server';
+import {
+	CREDENTIAL_TYPE,
+	createN8nHome,
+	NODE,
+	type N8nHome,
+	type N8nServer,
+	type StoredExecution,
+} from './harness';
+
+/**
+ * The nodes as an AI agent's tools (`usableAsTool`): n8n offers a tool variant of each, and runs
+ * it as an agent would, through its Tool Executor, with the arguments the agent chose for each
+ * `$fromAI()` parameter. No language model is involved: the test plays the agent.
+ */
+const AGENT = '@n8n/n8n-nodes-langchain.agent';
+/** The node n8n puts in the agent's place to run a tool on its own. */
+const TOOL_EXECUTOR = 'PartialExecutionToolExecutor';
+const CREDENTIAL = { id: 'stockroomAgentE2e', name: 'Stockroom' };
+const fromAI = (key: string, description: string, type = 'string') =>
+	`={{ $fromAI('${key}', '${description}', '${type}') }}`;
+
+const TOOLS = {
+	findAssets: {
+		name: 'Find assets',
+		type: `${NODE.asset}Tool`,
+		parameters: {
+			operation: 'getAll',
+			filterMode: 'expression',
+			filterExpression: fromAI(
+				'filter',
+				'A Stockroom filter expression, e.g. status eq "Deployed"',
+			),
+			limit: fromAI('limit', 'How many assets at most', 'number'),
+		},
+	},
+	contractByExternalId: {
+		name: 'Contract by external ID',
+		type: `${NODE.contract}Tool`,
+		parameters: {
+			operation: 'get',
+			contract: {
+				__rl: true,
+				mode: 'externalId',
+				value: fromAI('externalId', 'The contract’s External ID'),
+			},
+		},
+	},
+} as const;
+
+function agentWorkflow() {
+	const node = (name: string, type: string, parameters: IDataObject, x: number, y: number) => ({
+		id: randomUUID(),
+		name,
+		type,
+		typeVersion: type === AGENT ? 3.1 : 1,
+		position: [x, y],
+		parameters,
+	});
+	const tools = Object.values(TOOLS);
+	return {
+		name: 'An agent with Stockroom tools',
+		nodes: [
+			node('Start', NODE.manualTrigger, {}, 0, 0),
+			node('Agent', AGENT, { promptType: 'define', text: 'Answer from Stockroom' }, 260, 0),
+			...tools.map((tool, index) => ({
+				...node(tool.name, tool.type, tool.parameters, 200 + index * 160, 220),
+				credentials: { [CREDENTIAL_TYPE]: CREDENTIAL },
+			})),
+		],
+		connections: {
+			Start: { main: [[{ node: 'Agent', type: 'main', index: 0 }]] },
+			...Object.fromEntries(
+				tools.map((tool) => [
+					tool.name,
+					{ ai_tool: [[{ node: 'Agent', type: 'ai_tool', index: 0 }]] },
+				]),
+			),
+		},
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+describe('the nodes as an AI agent’s tools in real n8n', () => {
+	let sandbox: Sandbox;
+	let home: N8nHome;
+	let server: N8nServer;
+	let workflowId: string;
+
+	/** The tool's answer when the agent calls `tool` with `args`, as n8n's "test tool" runs it. */
+	async function callTool(tool: { name: string }, args: IDataObject): Promise<StoredExecution> {
+		const toolName = tool.name.replaceAll(' ', '_');
+		const { executionId } = await server.rest.request<{ executionId: string }>(
+			'POST',
+			`/rest/workflows/${workflowId}/run`,
+			{
+				destinationNode: { nodeName: tool.name, mode: 'inclusive' },
+				agentRequest: { query: { [toolName]: args }, tool: { name: toolName } },
+			},
+		);
+		return await home.waitForExecution(executionId);
+	}
+
+	/** What the agent reads: the tool's items, which n8n hands over as JSON text. */
+	const answer = (run: StoredExecution): unknown =>
+		JSON.parse(run.outputs[TOOL_EXECUTOR][0] as unknown as string);
+
+	beforeAll(async () => {
+		sandbox = await createSandbox({ records: 300 });
+		home = await createN8nHome();
+		await home.importCredential({
+			...CREDENTIAL,
+			baseUrl: sandbox.url,
+			clientId: sandbox.client.id,
+			clientSecret: sandbox.client.secret,
+		});
+		workflowId = await home.importWorkflow(agentWorkflow());
+		server = await home.start();
+	});
+
+	afterAll(async () => {
+		await server?.stop();
+		home?.dispose();
+		await sandbox?.close();
+	});
+
+	beforeEach(() => sandbox.resetStats());
+
+	test('n8n offers a tool variant of the Asset, Contract and User nodes', async () => {
+		const { status, body } = await server.rest.raw('GET', '/types/nodes.json');
+		expect(status).toBe(200);
+		const tools = (body as Array<{ name: string; displayName: string }>).filter((type) =>
+			type.name.endsWith('Tool'),
+		);
+		expect(tools).toEqual(
+			expect.arrayContaining([
+				expect.objectContaining({ name: `${NODE.asset}Tool`, displayName: 'Stockroom Asset Tool' }),
+				expect.objectContaining({
+					name: `${NODE.contract}Tool`,
+					displayName: 'Stockroom Contract Tool',
+				}),
+				expect.objectContaining({ name: `${NODE.user}Tool`, displayName: 'Stockroom User Tool' }),
+			]),
+		);
+	});
+
+	test('the agent lists assets with a filter and a limit of its choosing', async () => {
+		const filter = 'status eq "Deployed" and hardwareVendor eq "Apple"';
+		const expected = sandbox.store.assets
+			.all()
+			.filter((record) => record.status === 'Deployed' && record.hardwareVendor === 'Apple')
+			.slice(0, 3);
+		expect(expected).toHaveLength(3);
+
+		const run = await callTool(TOOLS.findAssets, { filter, limit: 3 });
+
+		expect(run).toMatchObject({ status: 'success', nodeErrors: {} });
+		expect(answer(run)).toEqual(JSON.parse(JSON.stringify(expected)));
+		const lists = sandbox.journal().filter((call) => call.path === '/api/assets/v1');
+		expect(lists.map((call) => call.query.filter)).toEqual([filter]);
+	});
+
+	test('a filter the agent got wrong fails with what was expected, before any request', async () => {
+		const run = await callTool(TOOLS.findAssets, { filter: 'status eq "InStock"', limit: 5 });
+
+		expect(run.status).toBe('error');
+		expect(run.nodeErrors[TOOLS.findAssets.name]?.message).toMatch(
+			/^Filter Expression, column 1: "InStock" is not a value of 'status' \(expected one of New, ReadyToDeploy, Deployed, OutForRepair, Retired\)/,
+		);
+		expect(sandbox.journal().filter((call) => call.path.startsWith('/api/'))).toEqual([]);
+	});
+
+	test('the agent gets a contract by the External ID it was given', async () => {
+		const contract = sandbox.store.contracts.all()[3];
+		expect(typeof contract.externalId).toBe('string');
+
+		const run = await callTool(TOOLS.contractByExternalId, {
+			externalId: contract.externalId as string,
+		});
+
+		expect(run).toMatchObject({ status: 'success', nodeErrors: {} });
+		expect(answer(run)).toEqual([JSON.parse(JSON.stringify(contract))]);
+	});
+});
