@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { sandboxCredentialInput } from '../test/helpers/credential';
 import type { Sandbox } from '../test/sandbox/server';
 import {
 	createN8nHome,
@@ -96,11 +97,7 @@ export class N8nBench {
 			const id = await server.rest.createCredential({
 				name: 'Stockroom sandbox',
 				type: CREDENTIAL_TYPE,
-				data: {
-					baseUrl: sandbox.url,
-					clientId: sandbox.client.id,
-					clientSecret: sandbox.client.secret,
-				},
+				data: sandboxCredentialInput(sandbox),
 			});
 			const bench = new N8nBench(
 				home,

@@ -9,7 +9,8 @@ import path from 'node:path';
 
 import { chromium, selectors, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
-import { createSandbox, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../test/sandbox/server';
+import { sandboxCredentialInput } from '../test/helpers/credential';
+import { createSandbox } from '../test/sandbox/server';
 import {
 	buildWorkflow,
 	createN8nHome,
@@ -281,12 +282,7 @@ async function main(): Promise<void> {
 	const home = await createN8nHome();
 	const profile = mkdtempSync(path.join(tmpdir(), 'stockroom-chromium-'));
 	try {
-		await home.importCredential({
-			...EXAMPLE_CREDENTIAL,
-			baseUrl: sandbox.url,
-			clientId: DEFAULT_CLIENT_ID,
-			clientSecret: DEFAULT_CLIENT_SECRET,
-		});
+		await home.importCredential({ ...EXAMPLE_CREDENTIAL, ...sandboxCredentialInput(sandbox) });
 		await home.importWorkflows([...PANELS, RUN].map(({ workflow }) => workflow));
 		const server = await home.start();
 		try {

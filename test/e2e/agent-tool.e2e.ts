@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import type { IDataObject } from 'n8n-workflow';
 
+import { sandboxCredentialInput } from '../helpers/credential';
 import { createSandbox, type Sandbox } from '../sandbox/server';
 import {
 	CREDENTIAL_TYPE,
@@ -112,12 +113,7 @@ describe('the nodes as an AI agent’s tools in real n8n', () => {
 	beforeAll(async () => {
 		sandbox = await createSandbox({ records: 300 });
 		home = await createN8nHome();
-		await home.importCredential({
-			...CREDENTIAL,
-			baseUrl: sandbox.url,
-			clientId: sandbox.client.id,
-			clientSecret: sandbox.client.secret,
-		});
+		await home.importCredential({ ...CREDENTIAL, ...sandboxCredentialInput(sandbox) });
 		workflowId = await home.importWorkflow(agentWorkflow());
 		server = await home.start();
 	});

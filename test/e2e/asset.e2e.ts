@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { sandboxCredentialInput } from '../helpers/credential';
 import { createSandbox, type Sandbox } from '../sandbox/server';
 import type { StoredRecord } from '../sandbox/store';
 import {
@@ -221,12 +222,7 @@ describe('Stockroom Asset in real n8n', () => {
 		[first, second] = sandbox.store.assets.all();
 		home = await createN8nHome();
 		const credential = { id: 'stockroomAssetE2e', name: 'Stockroom' };
-		await home.importCredential({
-			...credential,
-			baseUrl: sandbox.url,
-			clientId: sandbox.client.id,
-			clientSecret: sandbox.client.secret,
-		});
+		await home.importCredential({ ...credential, ...sandboxCredentialInput(sandbox) });
 		const [operationsId, invalidId, invalidItemId] = await home.importWorkflows([
 			operationsWorkflow(credential, { id: first.id, externalId: String(second.externalId) }),
 			buildWorkflow('Invalid filter expression', credential, [

@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { sandboxCredentialInput } from '../helpers/credential';
 import { createSandbox, type Sandbox } from '../sandbox/server';
 import {
 	buildWorkflow,
@@ -207,12 +208,7 @@ describe('Stockroom Contract and User in real n8n', () => {
 		})!;
 		home = await createN8nHome();
 		const credential = { id: 'stockroomContractE2e', name: 'Stockroom' };
-		await home.importCredential({
-			...credential,
-			baseUrl: sandbox.url,
-			clientId: sandbox.client.id,
-			clientSecret: sandbox.client.secret,
-		});
+		await home.importCredential({ ...credential, ...sandboxCredentialInput(sandbox) });
 		const [contractsId, usersId] = await home.importWorkflows([
 			contractWorkflow(credential, String(seeded.id)),
 			userWorkflow(credential, sandbox.store.users.all()[321].id),

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
+import { sandboxCredentialInput } from '../helpers/credential';
 import { createSandbox, type Sandbox } from '../sandbox/server';
 import {
 	createN8nHome,
@@ -37,12 +38,7 @@ describe('the examples in real n8n, against the demo sandbox', () => {
 		// the data `npm start` serves
 		sandbox = await createSandbox();
 		home = await createN8nHome({ env: { GENERIC_TIMEZONE: 'UTC' } });
-		await home.importCredential({
-			...EXAMPLE_CREDENTIAL,
-			baseUrl: sandbox.url,
-			clientId: sandbox.client.id,
-			clientSecret: sandbox.client.secret,
-		});
+		await home.importCredential({ ...EXAMPLE_CREDENTIAL, ...sandboxCredentialInput(sandbox) });
 		// what `npm start` does
 		expect(await importMissingExamples(home)).toHaveLength(4);
 	});

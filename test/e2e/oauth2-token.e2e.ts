@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { sandboxCredentialInput } from '../helpers/credential';
 import { createSandbox, type Sandbox } from '../sandbox/server';
 import {
 	buildWorkflow,
@@ -25,9 +26,8 @@ describe('the credential and the editor’s lists in real n8n', () => {
 		const credential = { id: 'stockroomTokenE2e', name: 'Stockroom' };
 		await home.importCredential({
 			...credential,
+			...sandboxCredentialInput(sandbox),
 			baseUrl: `${sandbox.url}/`,
-			clientId: sandbox.client.id,
-			clientSecret: sandbox.client.secret,
 		});
 		// n8n's own HTTP Request node, authenticated with our credential type
 		workflowId = await home.importWorkflow(

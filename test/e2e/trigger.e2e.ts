@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { sandboxCredentialInput } from '../helpers/credential';
 import { createSandbox, type JournalEntry, type Sandbox } from '../sandbox/server';
 import {
 	buildWorkflow,
@@ -161,12 +162,7 @@ describe('Stockroom Trigger published in real n8n', () => {
 		token = sandbox.token();
 		home = await createN8nHome();
 		const credential = { id: 'stockroomTriggerE2e', name: 'Stockroom' };
-		await home.importCredential({
-			...credential,
-			baseUrl: sandbox.url,
-			clientId: sandbox.client.id,
-			clientSecret: sandbox.client.secret,
-		});
+		await home.importCredential({ ...credential, ...sandboxCredentialInput(sandbox) });
 		[workflowId, customFilterWorkflowId] = await home.importWorkflows([
 			buildWorkflow(
 				'Stockroom triggers',

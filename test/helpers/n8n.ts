@@ -40,6 +40,9 @@ import {
 import { expressionSandboxHooks } from 'n8n-workflow/dist/cjs/expression-sandboxing.js';
 import { StockroomOAuth2Api } from '../../credentials/StockroomOAuth2Api.credentials';
 import type { Sandbox } from '../sandbox/server';
+import { sandboxCredentialInput, type CredentialInput } from './credential';
+
+export type { CredentialInput } from './credential';
 
 /**
  * Runs our nodes inside n8n-core's real execution contexts, so parameter resolution (defaults,
@@ -155,13 +158,6 @@ function credentialProperties(): INodeProperties[] {
 	return properties;
 }
 
-export interface CredentialInput {
-	baseUrl: string;
-	clientId: string;
-	clientSecret: string;
-	scopes?: string[];
-}
-
 let credentialCount = 0;
 
 /** One saved credential, as n8n's database holds it, with the OAuth2 token n8n-core saves into it. */
@@ -202,13 +198,7 @@ export function credentialStore(input: CredentialInput): CredentialStore {
 export const sandboxCredential = (
 	sandbox: Sandbox,
 	overrides: Partial<CredentialInput> = {},
-): CredentialStore =>
-	new CredentialStore({
-		baseUrl: sandbox.url,
-		clientId: sandbox.client.id,
-		clientSecret: sandbox.client.secret,
-		...overrides,
-	});
+): CredentialStore => new CredentialStore({ ...sandboxCredentialInput(sandbox), ...overrides });
 
 // n8n's CLI resolves a credential outside a run (polls, lists) in a new one-node workflow holding
 // its own isolate; one kept for all evaluates the same, without a 20 ms isolate per request.

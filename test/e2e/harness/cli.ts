@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { StockroomOAuth2Api } from '../../../credentials/StockroomOAuth2Api.credentials';
+import type { CredentialInput } from '../../helpers/credential';
 import { HarnessError, tail } from './errors';
 import { freePort } from './net';
 import { CREDENTIAL_TYPE, n8nBin, preloadPath } from './paths';
@@ -99,13 +100,9 @@ export function newId(): string {
 	return Array.from(randomBytes(16), (byte) => alphabet[byte % alphabet.length]).join('');
 }
 
-export interface StockroomCredential {
+export interface StockroomCredential extends CredentialInput {
 	id?: string;
 	name?: string;
-	baseUrl: string;
-	clientId: string;
-	clientSecret: string;
-	scopes?: string[];
 }
 
 /**
