@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 
 import { ASSETS_PATH } from '../nodes/shared/resources';
-import { CREDENTIAL_TYPE, NODE, type CredentialRef, type WorkflowJson } from '../test/e2e/harness';
+import {
+	buildWorkflow,
+	CREDENTIAL_TYPE,
+	NODE,
+	type CredentialRef,
+	type NodeSpec,
+	type WorkflowJson,
+} from '../test/e2e/harness';
 
 /**
  * The benchmarked workflows. Each starts with a production Webhook that answers when the last node
@@ -9,32 +16,14 @@ import { CREDENTIAL_TYPE, NODE, type CredentialRef, type WorkflowJson } from '..
  * that reduces the items to one count, so answering and bookkeeping never dominate.
  */
 
-interface Node {
-	name: string;
-	type: string;
-	typeVersion: number;
-	parameters: Record<string, unknown>;
-	credentials?: Record<string, CredentialRef>;
-	webhookId?: string;
-}
-
 /** n8n's HTTP Request node as a user adding it today gets it (its default version). */
 const HTTP_REQUEST_VERSION = 4.5;
 
-function chain(name: string, nodes: Node[]): WorkflowJson {
-	const connections: WorkflowJson['connections'] = {};
-	nodes.slice(1).forEach((node, index) => {
-		connections[nodes[index].name] = { main: [[{ node: node.name, type: 'main', index: 0 }]] };
-	});
-	return {
-		name,
-		nodes: nodes.map((node, index) => ({ id: randomUUID(), position: [index * 220, 0], ...node })),
-		connections,
-		settings: { executionOrder: 'v1' },
-	};
-}
+/** One chain of nodes from a Webhook; this package's nodes get `credential`. */
+const chain = (path: string, credential: CredentialRef, nodes: NodeSpec[]): WorkflowJson =>
+	buildWorkflow(`bench ${path}`, credential, [[webhook(path), ...nodes]], { start: false });
 
-const webhook = (path: string): Node => ({
+const webhook = (path: string): NodeSpec => ({
 	name: 'Webhook',
 	type: 'n8n-nodes-base.webhook',
 	typeVersion: 2,
@@ -48,7 +37,7 @@ const webhook = (path: string): Node => ({
 	},
 });
 
-const count: Node = {
+const count: NodeSpec = {
 	name: 'Count',
 	type: 'n8n-nodes-base.summarize',
 	typeVersion: 1.1,
@@ -58,23 +47,21 @@ const count: Node = {
 	},
 };
 
-const splitOut = (name: string, field: string): Node => ({
+const splitOut = (name: string, field: string): NodeSpec => ({
 	name,
 	type: 'n8n-nodes-base.splitOut',
 	typeVersion: 1,
 	parameters: { fieldToSplitOut: field, options: {} },
 });
 
-const assetNode = (credential: CredentialRef, parameters: Record<string, unknown>): Node => ({
+const assetNode = (parameters: Record<string, unknown>): NodeSpec => ({
 	name: 'Asset node',
 	type: NODE.asset,
-	typeVersion: 1,
 	parameters,
-	credentials: { [CREDENTIAL_TYPE]: credential },
 });
 
 /** The HTTP Request node with the same credential, as a predefined credential type. */
-const httpNode = (credential: CredentialRef, parameters: Record<string, unknown>): Node => ({
+const httpNode = (credential: CredentialRef, parameters: Record<string, unknown>): NodeSpec => ({
 	name: 'HTTP Request',
 	type: 'n8n-nodes-base.httpRequest',
 	typeVersion: HTTP_REQUEST_VERSION,
@@ -101,9 +88,8 @@ export function assetList(path: string, credential: CredentialRef, filter?: Buil
 				conditions: { condition: filter.conditions },
 			}
 		: {};
-	return chain(`bench ${path}`, [
-		webhook(path),
-		assetNode(credential, { operation: 'getAll', returnAll: true, ...filterParameters }),
+	return chain(path, credential, [
+		assetNode({ operation: 'getAll', returnAll: true, ...filterParameters }),
 		count,
 	]);
 }
@@ -120,8 +106,7 @@ export function httpList(
 ) {
 	const query = [{ name: 'limit', value: '1000' }];
 	if (filter !== undefined) query.push({ name: 'filter', value: filter });
-	return chain(`bench ${path}`, [
-		webhook(path),
+	return chain(path, credential, [
 		httpNode(credential, {
 			method: 'GET',
 			url: `${baseUrl}${ASSETS_PATH}`,
@@ -145,18 +130,16 @@ export function httpList(
 
 /** The webhook's body `{ items: [...] }` becomes one item per asset, then each is upserted. */
 export function assetUpsert(path: string, credential: CredentialRef) {
-	return chain(`bench ${path}`, [
-		webhook(path),
+	return chain(path, credential, [
 		splitOut('Items', 'body.items'),
-		assetNode(credential, { operation: 'upsert', inputMode: 'json' }),
+		assetNode({ operation: 'upsert', inputMode: 'json' }),
 		count,
 	]);
 }
 
 /** The HTTP Request node sending each item as the body of a PUT. */
 export function httpUpsert(path: string, credential: CredentialRef, baseUrl: string) {
-	return chain(`bench ${path}`, [
-		webhook(path),
+	return chain(path, credential, [
 		splitOut('Items', 'body.items'),
 		httpNode(credential, {
 			method: 'PUT',

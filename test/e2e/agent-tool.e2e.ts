@@ -1,16 +1,15 @@
-import { randomUUID } from 'node:crypto';
-
 import type { IDataObject } from 'n8n-workflow';
 
 import { sandboxCredentialInput } from '../helpers/credential';
 import { createSandbox, type Sandbox } from '../sandbox/server';
 import {
-	CREDENTIAL_TYPE,
 	createN8nHome,
 	NODE,
+	toNode,
 	type N8nHome,
 	type N8nServer,
 	type StoredExecution,
+	type WorkflowJson,
 } from './harness';
 
 /**
@@ -53,32 +52,28 @@ const TOOLS = {
 	},
 } as const;
 
-function agentWorkflow() {
-	const node = (name: string, type: string, parameters: IDataObject, x: number, y: number) => ({
-		id: randomUUID(),
-		name,
-		type,
-		typeVersion: type === AGENT ? 3.1 : 1,
-		position: [x, y],
-		parameters,
-	});
+/** Start → Agent, with each tool attached to the agent (an `ai_tool` connection). */
+function agentWorkflow(): WorkflowJson {
 	const tools = Object.values(TOOLS);
+	const agent = {
+		name: 'Agent',
+		type: AGENT,
+		typeVersion: 3.1,
+		parameters: { promptType: 'define', text: 'Answer from Stockroom' },
+	};
 	return {
 		name: 'An agent with Stockroom tools',
 		nodes: [
-			node('Start', NODE.manualTrigger, {}, 0, 0),
-			node('Agent', AGENT, { promptType: 'define', text: 'Answer from Stockroom' }, 260, 0),
-			...tools.map((tool, index) => ({
-				...node(tool.name, tool.type, tool.parameters, 200 + index * 160, 220),
-				credentials: { [CREDENTIAL_TYPE]: CREDENTIAL },
-			})),
+			toNode({ name: 'Start', type: NODE.manualTrigger }, [0, 0], CREDENTIAL),
+			toNode(agent, [260, 0], CREDENTIAL),
+			...tools.map((tool, index) => toNode(tool, [200 + index * 160, 220], CREDENTIAL)),
 		],
 		connections: {
-			Start: { main: [[{ node: 'Agent', type: 'main', index: 0 }]] },
+			Start: { main: [[{ node: agent.name, type: 'main', index: 0 }]] },
 			...Object.fromEntries(
 				tools.map((tool) => [
 					tool.name,
-					{ ai_tool: [[{ node: 'Agent', type: 'ai_tool', index: 0 }]] },
+					{ ai_tool: [[{ node: agent.name, type: 'ai_tool', index: 0 }]] },
 				]),
 			),
 		},

@@ -25,6 +25,8 @@ export interface NodeSpec {
 	credentials?: Record<string, CredentialRef>;
 	/** Failures become error items (n8n's "On Error: Continue"). */
 	continueOnFail?: boolean;
+	/** A Webhook node's id for its production URL. */
+	webhookId?: string;
 }
 
 export interface CredentialRef {
@@ -46,7 +48,8 @@ export const jsonItems = (name: string, items: unknown[]): NodeSpec => ({
 	parameters: { jsCode: `return ${JSON.stringify(items)}.map((json) => ({ json }));` },
 });
 
-function toNode(spec: NodeSpec, position: [number, number], credential: CredentialRef) {
+/** A node of a workflow's JSON; this package's nodes get `credential` unless the spec names one. */
+export function toNode(spec: NodeSpec, position: [number, number], credential: CredentialRef) {
 	const ours = spec.type.startsWith(`${PACKAGE_NAME}.`);
 	const credentials = spec.credentials ?? (ours ? { [CREDENTIAL_TYPE]: credential } : undefined);
 	return {
@@ -58,6 +61,7 @@ function toNode(spec: NodeSpec, position: [number, number], credential: Credenti
 		parameters: spec.parameters ?? {},
 		...(credentials ? { credentials } : {}),
 		...(spec.continueOnFail ? { onError: 'continueRegularOutput' } : {}),
+		...(spec.webhookId ? { webhookId: spec.webhookId } : {}),
 	};
 }
 
