@@ -127,7 +127,9 @@ export async function sandboxFigures(
 		last = await walk(list, token);
 		walks.push(performance.now() - started);
 	}
-	if (last.records !== records) throw new Error(`the walk saw ${last.records} of ${records} assets`);
+	if (last.records !== records) {
+		throw new Error(`the walk saw ${last.records} of ${records} assets`);
+	}
 	return {
 		records,
 		startMs: sandbox.startMs,

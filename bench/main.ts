@@ -132,8 +132,8 @@ async function main() {
 	const filter = filterFigures(sandbox, filterText, quick ? 200 : 2000);
 	progress('the sandbox in a process of its own');
 	const sandboxProcess = await SandboxProcess.start(records);
-	const sandboxResults = await sandboxFigures(sandboxProcess, records, filterText, 60).finally(
-		() => sandboxProcess.stop(),
+	const sandboxResults = await sandboxFigures(sandboxProcess, records, filterText, 60).finally(() =>
+		sandboxProcess.stop(),
 	);
 
 	progress('starting n8n');

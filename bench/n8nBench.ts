@@ -6,9 +6,9 @@ import type { Sandbox } from '../test/sandbox/server';
 import {
 	createN8nHome,
 	CREDENTIAL_TYPE,
-	delay,
 	HarnessError,
 	queryDb,
+	waitFor,
 	type CredentialRef,
 	type N8nHome,
 	type N8nServer,
@@ -16,7 +16,7 @@ import {
 } from '../test/e2e/harness';
 import type { GcRecord, HookRecord } from './n8nHooks';
 import { cpuMs, readStatus } from './proc';
-import { Traffic } from './traffic';
+import { requestCounts, Traffic } from './traffic';
 
 /** One run of a benchmarked workflow. */
 export interface RunResult {
@@ -132,17 +132,20 @@ export class N8nBench {
 		) as { parameters: { path: string } };
 		const { path: webhookPath } = trigger.parameters;
 		// activation may answer before the webhook is stored, and a POST before that is a 404
-		for (const started = Date.now(); ; await delay(100)) {
-			const rows = queryDb(
-				this.home.dbPath,
-				`SELECT 1 FROM webhook_entity WHERE webhookPath = ? AND method = 'POST'`,
-				webhookPath,
-			);
-			if (rows.length) return `${this.server.url}/webhook/${webhookPath}`;
-			if (Date.now() - started > 30_000) {
-				throw new HarnessError(`n8n never registered the webhook ${webhookPath}`);
-			}
-		}
+		await waitFor(
+			`n8n to register the webhook ${webhookPath}`,
+			() => {
+				const rows = queryDb(
+					this.home.dbPath,
+					`SELECT 1 FROM webhook_entity WHERE webhookPath = ? AND method = 'POST'`,
+					webhookPath,
+				);
+				return rows.length ? true : undefined;
+			},
+			30_000,
+			100,
+		);
+		return `${this.server.url}/webhook/${webhookPath}`;
 	}
 
 	/** Runs a deployed workflow once and measures it; `label` names its CPU profile. */
@@ -175,9 +178,7 @@ export class N8nBench {
 		const n8nCpuMs = cpuMs(pid) - n8nCpuBefore;
 		const sandboxCpu = process.cpuUsage(sandboxCpuBefore);
 		const stats = this.sandbox.stats();
-		const tokenRequests = Object.entries(stats.requests)
-			.filter(([route]) => route.includes('/connect/token'))
-			.reduce((sum, [, requests]) => sum + requests, 0);
+		const requests = requestCounts(stats);
 		const gets = this.sandbox.journal().filter((entry) => entry.method === 'GET');
 		const pageLimits = gets.map((entry) => Number(entry.query.limit));
 		const filters = [...new Set(gets.flatMap((entry) => entry.query.filter ?? []))];
@@ -193,8 +194,8 @@ export class N8nBench {
 			gcMs: record.gcMs,
 			n8nCpuMs,
 			sandboxCpuMs: (sandboxCpu.user + sandboxCpu.system) / 1000,
-			apiRequests: stats.totalRequests - tokenRequests,
-			tokenRequests,
+			apiRequests: requests.api,
+			tokenRequests: requests.token,
 			bytesSent: stats.bytesSent,
 			pageLimits,
 			filters,
@@ -230,18 +231,19 @@ export class N8nBench {
 		matches: (line: object) => line is T,
 		timeoutMs = 300_000,
 	): Promise<T> {
-		const started = Date.now();
-		for (;;) {
-			const lines = readFileSync(this.logFile, 'utf8').split('\n').filter(Boolean);
-			while (this.seenLines < lines.length) {
-				const line = JSON.parse(lines[this.seenLines++]) as object;
-				if (matches(line)) return line;
-			}
-			if (Date.now() - started > timeoutMs) {
-				throw new HarnessError(`n8n wrote nothing to ${this.logFile} for ${timeoutMs} ms`);
-			}
-			await delay(10);
-		}
+		return await waitFor(
+			`n8n's bench hook to write to ${this.logFile}`,
+			() => {
+				const lines = readFileSync(this.logFile, 'utf8').split('\n').filter(Boolean);
+				while (this.seenLines < lines.length) {
+					const line = JSON.parse(lines[this.seenLines++]) as object;
+					if (matches(line)) return line;
+				}
+				return undefined;
+			},
+			timeoutMs,
+			10,
+		);
 	}
 }
 

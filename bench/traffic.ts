@@ -1,6 +1,16 @@
 import { subscribe } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
 
+import type { SandboxStats } from '../test/sandbox/server';
+
+/** The sandbox's requests split into token requests and API calls. */
+export function requestCounts(stats: SandboxStats): { api: number; token: number } {
+	const token = Object.entries(stats.requests)
+		.filter(([route]) => route.includes('/connect/token'))
+		.reduce((sum, [, requests]) => sum + requests, 0);
+	return { api: stats.totalRequests - token, token };
+}
+
 /**
  * How the client talks to the in-process sandbox, from Node's own diagnostics channels (no proxy
  * in the way): TCP connections opened, and the most open at once. n8n does not reuse connections,

@@ -7,6 +7,7 @@ import { StockroomTrigger } from '../nodes/StockroomTrigger/StockroomTrigger.nod
 import { createSandbox, type Sandbox } from '../test/sandbox/server';
 import type { StoredRecord } from '../test/sandbox/store';
 import { median } from './stats';
+import { requestCounts } from './traffic';
 
 export interface PollFigures {
 	event: string;
@@ -87,7 +88,7 @@ async function pollsAt(
 						event,
 						records,
 						changes: changed,
-						apiRequests: apiRequests(stats.requests),
+						apiRequests: requestCounts(stats).api,
 						bytes: stats.bytesSent,
 						emitted: result?.[0].length ?? 0,
 						ms,
@@ -101,11 +102,6 @@ async function pollsAt(
 	}
 	return figures;
 }
-
-const apiRequests = (requests: Record<string, number>): number =>
-	Object.entries(requests)
-		.filter(([route]) => !route.includes('/connect/token'))
-		.reduce((sum, [, value]) => sum + value, 0);
 
 /** Moves `field` to now on `count` assets spread over the whole table; returns the originals. */
 function touch(sandbox: Sandbox, count: number, field: string): StoredRecord[] {

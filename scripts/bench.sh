@@ -10,5 +10,5 @@ source scripts/deps.sh || exit 1
 npm run -s build >&2
 npm run -s build:dev >&2
 bash scripts/n8n-install.sh > /dev/null
-# the in-process sandbox: a small young generation keeps its peak RSS down (test/sandbox/cli.ts)
+# the in-process sandbox that n8n talks to runs with the same V8 flags as `npm run sandbox`
 exec node --max-semi-space-size=4 build/bench/main.js "$@"

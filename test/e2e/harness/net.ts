@@ -36,11 +36,12 @@ export async function deadline(ms: number): Promise<void> {
 	await new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
-/** The first value `check` returns other than undefined, trying every 500 ms; throws after `timeoutMs`. */
+/** The first value `check` returns other than undefined, tried every `intervalMs`; throws after `timeoutMs`. */
 export async function waitFor<T>(
 	what: string,
 	check: () => T | undefined,
 	timeoutMs: number,
+	intervalMs = 500,
 ): Promise<T> {
 	const started = Date.now();
 	for (;;) {
@@ -49,6 +50,6 @@ export async function waitFor<T>(
 		if (Date.now() - started > timeoutMs) {
 			throw new HarnessError(`Gave up after ${timeoutMs} ms waiting for ${what}`);
 		}
-		await delay(500);
+		await delay(intervalMs);
 	}
 }
