@@ -6,6 +6,7 @@ import {
 	buildWorkflow,
 	createN8nHome,
 	delay,
+	isFinished,
 	NODE,
 	waitFor,
 	type N8nHome,
@@ -129,9 +130,7 @@ describe('Stockroom Trigger published in real n8n', () => {
 		await everyTriggerPolled();
 		const finished = () => {
 			const executions = newExecutions();
-			return executions.every((execution) => !['new', 'running'].includes(execution.status))
-				? executions
-				: undefined;
+			return executions.every(isFinished) ? executions : undefined;
 		};
 		const records = (executions: StoredExecution[]) =>
 			executions.flatMap((execution) => Object.values(execution.outputs).flat()).length;

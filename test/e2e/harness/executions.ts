@@ -67,6 +67,10 @@ export function readExecutions(dbPath: string, { workflowId }: { workflowId?: st
 	});
 }
 
+/** Whether an execution has ended, whatever its status. */
+export const isFinished = (execution: StoredExecution): boolean =>
+	!['new', 'running'].includes(execution.status);
+
 /** An execution once it has finished (whatever its status); a HarnessError after `timeoutMs`. */
 export async function waitForExecution(
 	dbPath: string,
@@ -77,7 +81,7 @@ export async function waitForExecution(
 		`execution ${id} to finish`,
 		() => {
 			const execution = readExecutions(dbPath).find((candidate) => candidate.id === id);
-			return execution && !['new', 'running'].includes(execution.status) ? execution : undefined;
+			return execution && isFinished(execution) ? execution : undefined;
 		},
 		timeoutMs,
 	);
