@@ -121,6 +121,9 @@ export function valueParameterName(attribute: FilterableAttribute | undefined): 
 
 const NO_VALUE = ['empty', 'notEmpty', 'isTrue', 'isFalse'];
 
+/** How a group of conditions combines (filterInput.ts reads 'all' or 'any'). */
+const MUST_MATCH = [option('All Conditions', 'all'), option('Any Condition', 'any')];
+
 /** The rows of one condition (field, operator and a value input fitting the field). */
 function conditionValues(
 	attributes: FilterableAttribute[],
@@ -285,10 +288,7 @@ export function filterProperties(
 			displayName: 'Must Match',
 			name: 'matchType',
 			type: 'options',
-			options: [
-				{ name: 'All Conditions', value: 'all' },
-				{ name: 'Any Condition', value: 'any' },
-			],
+			options: MUST_MATCH,
 			default: 'all',
 			displayOptions: { show: { filterMode: ['manual'] } },
 		},
@@ -318,10 +318,7 @@ export function filterProperties(
 				displayName: `${list.itemName} Must Match`,
 				name: 'listMatchType',
 				type: 'options',
-				options: [
-					{ name: 'All Conditions', value: 'all' },
-					{ name: 'Any Condition', value: 'any' },
-				],
+				options: MUST_MATCH,
 				default: 'all',
 				description: `How the ${itemName} conditions combine (within one ${itemName})`,
 				displayOptions: { show: { filterMode: ['manual'] } },
