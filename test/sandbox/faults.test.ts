@@ -43,6 +43,21 @@ describe('faults', () => {
 		expect((await h.api.get('/api/assets/v1')).status).toBe(200);
 	});
 
+	test('a forced fault can wait for a number of calls to pass first', async () => {
+		h.sandbox.failNext(1, '503', 2);
+		expect((await h.api.get('/api/assets/v1?limit=1')).status).toBe(200);
+		expect((await h.api.get('/api/assets/v1?limit=1')).status).toBe(200);
+		expect((await h.api.get('/api/assets/v1?limit=1')).status).toBe(503);
+		expect((await h.api.get('/api/assets/v1?limit=1')).status).toBe(200);
+	});
+
+	test("setFaults('') also drops forced faults that have not happened yet", async () => {
+		h.sandbox.failNext(1, '500', 5);
+		h.sandbox.setFaults('');
+		for (let i = 0; i < 7; i++)
+			expect((await h.api.get('/api/assets/v1?limit=1')).status).toBe(200);
+	});
+
 	test('slow delays, then answers normally', async () => {
 		h.sandbox.failNext(1, 'slow');
 		const started = Date.now();

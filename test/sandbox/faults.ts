@@ -33,7 +33,8 @@ export function parseFaults(spec: string): FaultRates {
 /** Decides which API calls fail, from a seeded PRNG, after any forced failures. */
 export class FaultInjector {
 	private rates: FaultRates = [];
-	private readonly forced: FaultKind[] = [];
+	/** Forced outcomes of the next calls: a fault, or `null` for a call that passes. */
+	private readonly forced: Array<FaultKind | null> = [];
 	private readonly random: Random;
 
 	constructor(seed: number, spec = '') {
@@ -45,11 +46,12 @@ export class FaultInjector {
 		this.rates = typeof spec === 'string' ? parseFaults(spec) : spec;
 	}
 
-	/** The next `count` API calls fail with `kind`, before any random fault. */
-	failNext(count: number, kind: FaultKind): void {
+	/** After `after` more API calls pass, the next `count` fail with `kind`, before any random fault. */
+	failNext(count: number, kind: FaultKind, after = 0): void {
 		if (!isFaultKind(kind)) {
 			throw new Error(`unknown fault kind '${kind}' (expected ${FAULT_KINDS.join(', ')})`);
 		}
+		for (let i = 0; i < after; i++) this.forced.push(null);
 		for (let i = 0; i < count; i++) this.forced.push(kind);
 	}
 
@@ -60,8 +62,7 @@ export class FaultInjector {
 
 	/** The fault for the next API call, if any. */
 	next(): FaultKind | undefined {
-		const forced = this.forced.shift();
-		if (forced) return forced;
+		if (this.forced.length) return this.forced.shift() ?? undefined;
 		if (this.rates.length === 0) return undefined;
 		let draw = this.random.next();
 		for (const [kind, rate] of this.rates) {

@@ -54,6 +54,8 @@ describe('in-process API', () => {
 				lastModifiedDtm: '2029-12-31T23:59:59.123Z',
 			});
 			expect(response.data.id.slice(0, 8) > '70000000').toBe(true);
+			// the service's clock is also the one its answers' Date header tells, to the second
+			expect(response.headers.date).toBe('Mon, 31 Dec 2029 23:59:59 GMT');
 		} finally {
 			h.sandbox.setClock(() => new Date());
 		}

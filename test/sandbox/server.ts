@@ -76,10 +76,10 @@ export interface Sandbox {
 	resetStats(): void;
 	/** The API and token requests received since the last `resetStats()`, oldest first. */
 	journal(): JournalEntry[];
-	/** Replaces the random fault rates; '' turns them off. */
+	/** Replaces the random fault rates; '' turns every fault off, forced ones included. */
 	setFaults(spec: string): void;
-	/** The next `count` API calls fail with `kind` (before any random fault). */
-	failNext(count: number, kind: FaultKind): void;
+	/** After `after` more API calls pass, the next `count` fail with `kind` (before any random fault). */
+	failNext(count: number, kind: FaultKind, after?: number): void;
 	setClock(now: () => Date): void;
 	/** Back to the seeded data, no faults, zero stats. */
 	reset(): void;
@@ -143,7 +143,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 	function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
 		if (res.headersSent || res.destroyed) return;
 		const body = reply.body === undefined ? undefined : JSON.stringify(reply.body);
-		const headers: Record<string, string | number> = { ...reply.headers };
+		// the service's clock, which is the one a client can compare modification times with
+		const headers: Record<string, string | number> = {
+			Date: clock.now().toUTCString(),
+			...reply.headers,
+		};
 		if (body !== undefined) {
 			headers['Content-Type'] = reply.contentType ?? JSON_TYPE;
 			headers['Content-Length'] = Buffer.byteLength(body);
@@ -252,8 +256,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 			journal = [];
 		},
 		journal: () => structuredClone(journal),
-		setFaults: (spec) => faults.set(spec),
-		failNext: (count, kind) => faults.failNext(count, kind),
+		setFaults: (spec) => (spec.trim() === '' ? faults.clear() : faults.set(spec)),
+		failNext: (count, kind, after) => faults.failNext(count, kind, after),
 		setClock: (now) => clock.set(now),
 		reset: () => {
 			store.load(seeded());
