@@ -95,6 +95,22 @@ export async function apiRequest(
 	pathOrUrl: string,
 	options: RequestOptions,
 ): Promise<IDataObject> {
+	return (await apiExchange.call(this, method, pathOrUrl, options)).body;
+}
+
+/** A response: its JSON body and its headers (lower-case names). */
+export interface ApiResponse {
+	body: IDataObject;
+	headers: IDataObject;
+}
+
+/** `apiRequest`, also giving the response's headers (the service's clock is in `date`). */
+export async function apiExchange(
+	this: RequestContext,
+	method: IHttpRequestMethods,
+	pathOrUrl: string,
+	options: RequestOptions,
+): Promise<ApiResponse> {
 	const baseUrl = await getBaseUrl.call(this);
 	const url = /^https?:\/\//i.test(pathOrUrl)
 		? onBaseOrigin(pathOrUrl, baseUrl)
@@ -102,15 +118,20 @@ export async function apiRequest(
 	const retry = options.retry ?? DEFAULT_RETRY;
 	let waited = 0;
 	for (let attempt = 1; ; attempt++) {
-		const request: IHttpRequestOptions = { method, url, json: true };
+		const request: IHttpRequestOptions = { method, url, json: true, returnFullResponse: true };
 		if (options.qs && Object.keys(options.qs).length) request.qs = options.qs;
 		if (options.body !== undefined) request.body = options.body;
 		try {
-			return (await this.helpers.httpRequestWithAuthentication.call(
+			const response = (await this.helpers.httpRequestWithAuthentication.call(
 				this,
 				CREDENTIAL_TYPE,
 				request,
-			)) as IDataObject;
+			)) as { body?: unknown; headers?: IDataObject };
+			const body = response.body;
+			return {
+				body: (typeof body === 'object' && body !== null ? body : {}) as IDataObject,
+				headers: response.headers ?? {},
+			};
 		} catch (error) {
 			const failure = readFailure(error, Date.now());
 			const delay = isRetryable(failure) ? retryDelay(failure, attempt, Math.random) : undefined;
@@ -171,6 +192,15 @@ export const MAX_PAGE_SIZE = 1000;
 export interface ListPage {
 	records: IDataObject[];
 	next?: string;
+	/** When the service answered, by its own clock (the `Date` header, whole seconds), if it said. */
+	answeredAt?: number;
+}
+
+/** The instant in an HTTP `Date` header, when there is a readable one. */
+export function headerDate(headers: IDataObject): number | undefined {
+	const value = headers.date;
+	const at = typeof value === 'string' ? Date.parse(value) : NaN;
+	return Number.isNaN(at) ? undefined : at;
 }
 
 /**
@@ -189,16 +219,17 @@ export async function* paginate(
 	let next: string | undefined = path;
 	let query: IDataObject | undefined = qs && { ...qs, limit: Math.min(pageSize, remaining) };
 	while (next !== undefined && remaining > 0) {
-		const page = (await apiRequest.call(this, 'GET', next, {
+		const { body, headers } = await apiExchange.call(this, 'GET', next, {
 			qs: query,
 			operation: options.operation,
 			itemIndex: options.itemIndex,
 			retry: options.retry,
-		})) as { results?: IDataObject[]; next?: string };
+		});
+		const page = body as { results?: IDataObject[]; next?: string };
 		const records = (page.results ?? []).slice(0, remaining);
 		remaining -= records.length;
 		next = typeof page.next === 'string' && page.next ? page.next : undefined;
-		yield { records, next };
+		yield { records, next, answeredAt: headerDate(headers) };
 		query = undefined;
 		if (next !== undefined && options.shouldContinue && !options.shouldContinue()) return;
 	}
