@@ -17,12 +17,12 @@ import { getAssetFilterFields } from '../shared/methods/loadOptions';
 import { customFieldTypesFrom, fetchCustomFieldDefinitions } from '../shared/resources';
 import { assetSchema } from '../shared/schema/asset';
 import { contractSchema } from '../shared/schema/contract';
-import { latestChange, pollChanges } from './changes';
-import type { ChangeState } from './cursor';
-import { changeEvent, EVENT_OPTIONS, type EventName, type Resource } from './events';
+import { latestChange, pollChanges, type ChangeState } from './changes';
+import { changeEvent, EVENT_LABELS, EVENT_OPTIONS, type EventName, type Resource } from './events';
 import { firstDue, pollRenewals, type RenewalState } from './renewals';
 
-const DATE_EVENTS = ['contractAgreementDated'];
+/** Polls in progress, by workflow and node: n8n may start a poll while the previous one still runs. */
+const pollsInProgress = new Map<string, number>();
 
 /** "Fetch Test Event" shows a real record, or says plainly why there is none. */
 async function sampleOrExplain(
@@ -113,24 +113,14 @@ const properties: INodeProperties[] = [
 			default: 'fromNow',
 		},
 		{
-			displayName: 'Lookback (Days)',
-			name: 'lookbackDays',
-			type: 'number',
-			typeOptions: { minValue: 0 },
-			default: 1,
-			description:
-				'How far behind the newest date seen each poll looks again, to catch dates entered late. Changes found again are not emitted twice.',
-			displayOptions: { show: { '/event': DATE_EVENTS } },
-		},
-		{
 			displayName: 'Lookback (Minutes)',
 			name: 'lookbackMinutes',
 			type: 'number',
 			typeOptions: { minValue: 0 },
-			default: 5,
+			default: 1,
 			description:
-				'How far behind the newest time seen each poll looks again, to catch values written late or clocks that differ. Changes found again are not emitted twice.',
-			displayOptions: { hide: { '/event': [...DATE_EVENTS, 'renewalNoticeDue'] } },
+				"How far back on the service's own clock each poll reads again, for writes the service makes visible late. Records read again are not emitted twice.",
+			displayOptions: { hide: { '/event': ['renewalNoticeDue'] } },
 		},
 		{
 			displayName: 'Max Existing Records',
@@ -159,7 +149,7 @@ export class StockroomTrigger implements INodeType {
 		icon: { light: 'file:../../icons/stockroom.svg', dark: 'file:../../icons/stockroom.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{ $parameter["event"] }}',
+		subtitle: `={{ ${JSON.stringify(EVENT_LABELS)}[$parameter["event"]] }}`,
 		description:
 			'Starts the workflow when assets sync, agreements are signed, records change or renewal notices come due',
 		defaults: { name: 'Stockroom Trigger' },
@@ -173,86 +163,121 @@ export class StockroomTrigger implements INodeType {
 	methods = { loadOptions: { getAssetFilterFields } };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const resource = this.getNodeParameter('resource', 'assets') as Resource;
-		const eventName = this.getNodeParameter('event') as EventName;
-		const options = this.getNodeParameter('options', {}) as IDataObject;
-		const schema = resource === 'contracts' ? contractSchema : assetSchema;
-		const timezone = this.getTimezone();
-		const filter = await readFilter(schema, {
-			getParameter: (name, fallback) => this.getNodeParameter(name, fallback),
-			timezone,
-			listField: resource === 'contracts' ? 'lineItems' : undefined,
-			customFieldTypes:
-				resource === 'assets'
-					? customFieldTypesFrom(async () => await fetchCustomFieldDefinitions.call(this))
-					: undefined,
-		});
-		const startedAt = Date.now();
-		// n8n 2.x gives each poll a time budget; stop reading well before it runs out
+		if (this.getMode() === 'manual') return await sample(this);
+		// n8n 2.x gives each poll a time budget (1.x has none); stop reading well before it runs out
 		const budget = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : 5 * 60_000;
-		const common = {
-			filter,
-			firstRun:
-				options.firstRun === 'includeExisting'
-					? ('includeExisting' as const)
-					: ('fromNow' as const),
-			maxExisting: Number(options.maxExisting ?? 100),
-			pageSize: Number(options.pageSize ?? 1000),
-			retry: readRetryPolicy(options),
-			withinBudget: () => Date.now() - startedAt < budget * 0.75,
-			stateKey: `${resource}:${eventName}`,
-		};
-		const staticData = this.getWorkflowStaticData('node');
-		const manual = this.getMode() === 'manual';
-		const tag = (records: IDataObject[]) => [
-			this.helpers.returnJsonArray(records.map((record) => ({ ...record, event: eventName }))),
-		];
-
-		if (eventName === 'renewalNoticeDue') {
-			const settings = {
-				...common,
-				withinDays: Number(this.getNodeParameter('withinDays', 30)),
-				today: DateTime.now().setZone(timezone).toISODate() as string,
-			};
-			if (manual)
-				return tag([
-					await sampleOrExplain(
-						this,
-						firstDue(this, settings),
-						'no contract has a renewal notice due within that window',
-					),
-				]);
-			const previous = staticData.renewals as RenewalState | undefined;
-			const { state, emit } = await pollRenewals(
-				this,
-				settings,
-				previous?.key === common.stateKey ? previous : undefined,
-			);
-			staticData.renewals = state as unknown as IDataObject;
-			return emit.length ? tag(emit) : null;
+		const key = `${this.getWorkflow().id ?? ''}:${this.getNode().id ?? this.getNode().name}`;
+		const busyUntil = pollsInProgress.get(key);
+		// an overlapping poll would read the same window from the same state and emit it twice
+		if (busyUntil !== undefined && busyUntil > Date.now()) return null;
+		pollsInProgress.set(key, Date.now() + budget);
+		try {
+			return await scheduledPoll(this, budget);
+		} finally {
+			pollsInProgress.delete(key);
 		}
-
-		const event = changeEvent(eventName, resource);
-		const lookbackMs =
-			event.kind === 'date'
-				? Number(options.lookbackDays ?? 1) * 86_400_000
-				: Number(options.lookbackMinutes ?? 5) * 60_000;
-		const settings = { ...common, event, lookbackMs, now: Date.now() };
-		if (manual)
-			return tag([
-				await sampleOrExplain(
-					this,
-					latestChange(this, settings),
-					`no ${resource === 'contracts' ? 'contract' : 'asset'} matches the event and filter`,
-				),
-			]);
-		const previous = staticData.changes as ChangeState | undefined;
-		const { state, emit } = await pollChanges(
-			this,
-			settings,
-			previous?.key === common.stateKey ? previous : undefined,
-		);
-		staticData.changes = state as unknown as IDataObject;
-		return emit.length ? tag(emit) : null;
 	}
+}
+
+/** What every event reads: resource, event, filter and the options that shape the requests. */
+async function readSettings(context: IPollFunctions, budget: number) {
+	const resource = context.getNodeParameter('resource', 'assets') as Resource;
+	const eventName = context.getNodeParameter('event') as EventName;
+	const options = context.getNodeParameter('options', {}) as IDataObject;
+	const schema = resource === 'contracts' ? contractSchema : assetSchema;
+	const timezone = context.getTimezone();
+	const filter = await readFilter(schema, {
+		getParameter: (name, fallback) => context.getNodeParameter(name, fallback),
+		timezone,
+		listField: resource === 'contracts' ? 'lineItems' : undefined,
+		customFieldTypes:
+			resource === 'assets'
+				? customFieldTypesFrom(async () => await fetchCustomFieldDefinitions.call(context))
+				: undefined,
+	});
+	const startedAt = Date.now();
+	const common = {
+		filter,
+		firstRun:
+			options.firstRun === 'includeExisting' ? ('includeExisting' as const) : ('fromNow' as const),
+		maxExisting: Number(options.maxExisting ?? 100),
+		pageSize: Number(options.pageSize ?? 1000),
+		retry: readRetryPolicy(options),
+		withinBudget: () => Date.now() - startedAt < budget * 0.75,
+		stateKey: `${resource}:${eventName}`,
+	};
+	const tag = (records: IDataObject[]) => [
+		context.helpers.returnJsonArray(records.map((record) => ({ ...record, event: eventName }))),
+	];
+	if (eventName === 'renewalNoticeDue') {
+		return {
+			kind: 'renewals' as const,
+			tag,
+			settings: {
+				...common,
+				operation: 'check contracts for renewal notices',
+				withinDays: Number(context.getNodeParameter('withinDays', 30)),
+				today: DateTime.now().setZone(timezone).toISODate() as string,
+			},
+		};
+	}
+	const event = changeEvent(eventName, resource);
+	return {
+		kind: 'changes' as const,
+		tag,
+		settings: {
+			...common,
+			event,
+			operation: `check ${resource} for changes`,
+			lookbackMs: Number(options.lookbackMinutes ?? 1) * 60_000,
+		},
+	};
+}
+
+/** "Fetch Test Event": a real record, touching no state. */
+async function sample(context: IPollFunctions): Promise<INodeExecutionData[][]> {
+	const poll = await readSettings(context, 5 * 60_000);
+	if (poll.kind === 'renewals') {
+		return poll.tag([
+			await sampleOrExplain(
+				context,
+				firstDue(context, poll.settings),
+				'no contract has a renewal notice due within that window',
+			),
+		]);
+	}
+	return poll.tag([
+		await sampleOrExplain(
+			context,
+			latestChange(context, poll.settings),
+			`no ${poll.settings.event.noun} matches the event and filter`,
+		),
+	]);
+}
+
+/** A scheduled poll: reads from the stored state, stores the new state, emits what is new. */
+async function scheduledPoll(
+	context: IPollFunctions,
+	budget: number,
+): Promise<INodeExecutionData[][] | null> {
+	const poll = await readSettings(context, budget);
+	const staticData = context.getWorkflowStaticData('node');
+	if (poll.kind === 'renewals') {
+		const previous = staticData.renewals as RenewalState | undefined;
+		const { state, emit } = await pollRenewals(
+			context,
+			poll.settings,
+			previous?.key === poll.settings.stateKey ? previous : undefined,
+		);
+		staticData.renewals = state as unknown as IDataObject;
+		return emit.length ? poll.tag(emit) : null;
+	}
+	const previous = staticData.changes as ChangeState | undefined;
+	const { state, emit } = await pollChanges(
+		context,
+		poll.settings,
+		previous?.key === poll.settings.stateKey ? previous : undefined,
+	);
+	staticData.changes = state as unknown as IDataObject;
+	return emit.length ? poll.tag(emit) : null;
 }

@@ -1,161 +1,214 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { all, compare, printFilter, type FilterNode } from '../shared/filter';
-import { paginate, type ListPage, type RetryPolicy } from '../shared/transport';
-import {
-	forget,
-	formatValue,
-	instant,
-	later,
-	newChanges,
-	valueOf,
-	windowStart,
-	type ChangeState,
-} from './cursor';
+import { paginate } from '../shared/transport';
 import type { ChangeEvent } from './events';
+import { packMemory, unpackMemory, type PackedMemory } from './memory';
+import { walk, type WalkSettings, type WalkState } from './walk';
 
-export interface ChangeSettings {
+/**
+ * Change events, read on the service's own clock. Each poll walks the records the service
+ * modified since the previous walk began (less the lookback), in pages, and decides per record:
+ * a change is a new version (Record Changed) or a watched value the record did not have when the
+ * trigger last saw it (Asset Synced, Contract Agreement Dated). The values that clients write
+ * (`lastSyncDtm`, `agreementDate`) are data, never a cursor: late, backdated and future values
+ * are all just values.
+ *
+ * State (in the workflow's static data): where the next walk starts, a walk the budget cut short,
+ * and per record the instant last seen (the watched value for good; for Record Changed only the
+ * versions inside the lookback). A poll that throws stores nothing; any older state is consistent
+ * (it re-reads more and remembers what it emitted), so n8n saving static data only when a poll
+ * emits loses nothing and repeats nothing.
+ */
+export interface ChangeState {
+	/** Which event and resource this state belongs to; another key means start afresh. */
+	key: string;
+	/** The next walk reads records modified at or after this instant (service clock, ISO). */
+	since: string;
+	/** Just after the trigger started, by the service's clock: nothing before it is a change. */
+	floor: string;
+	/** id → instant last seen, per record (see the file comment). */
+	memory: PackedMemory;
+	/** A walk the budget cut short. */
+	walk?: ChangeWalk;
+}
+
+interface ChangeWalk extends WalkState {
+	/** The first walk: it learns every matching record's value (value events, or Include). */
+	baseline?: boolean;
+	/** Include existing: the most recent existing records found so far. */
+	candidates?: IDataObject[];
+}
+
+export interface ChangeSettings extends WalkSettings {
 	event: ChangeEvent;
-	/** The user's own filter, combined with the window on the server side. */
+	/** The user's own filter, applied by the service. */
 	filter?: FilterNode;
+	/** How far before a walk's start the next walk reads again (service clock). */
 	lookbackMs: number;
 	firstRun: 'fromNow' | 'includeExisting';
 	maxExisting: number;
-	pageSize: number;
-	retry: RetryPolicy;
-	/** Returns false once the poll should stop reading and leave the rest to the next poll. */
-	withinBudget: () => boolean;
-	now: number;
 	stateKey: string;
 }
 
-/** The first request of a walk over the records whose watched value is at or after `start`. */
-function windowQuery(settings: ChangeSettings, start: string | undefined): IDataObject {
-	const { event, filter } = settings;
-	const qs: IDataObject = {};
-	if (start !== undefined && event.viaSince) qs.since = start;
-	const window =
-		start !== undefined && !event.viaSince ? compare(event.field, 'ge', start) : undefined;
-	const combined = all(filter, window);
-	if (combined) qs.filter = printFilter(combined);
-	return qs;
+/** An ISO date or date-time as milliseconds, or undefined when it is not one. */
+export function instantOf(value: unknown): number | undefined {
+	if (typeof value !== 'string') return undefined;
+	const ms = Date.parse(/^\d{4}-\d\d-\d\d$/.test(value) ? `${value}T00:00:00Z` : value);
+	return Number.isNaN(ms) ? undefined : ms;
 }
 
-function pages(
-	context: IPollFunctions,
-	settings: ChangeSettings,
-	start: string | undefined,
-	resumeFrom?: string,
-): AsyncGenerator<ListPage> {
-	return paginate.call(
-		context,
-		resumeFrom ?? settings.event.path,
-		resumeFrom ? undefined : windowQuery(settings, start),
-		{
-			operation: `check ${settings.event.path.includes('contracts') ? 'contracts' : 'assets'} for changes`,
-			pageSize: settings.pageSize,
-			retry: settings.retry,
-		},
-	);
-}
+const iso = (ms: number) => new Date(ms).toISOString();
+const modifiedAt = (record: IDataObject) => instantOf(record.lastModifiedDtm) ?? 0;
 
-/** The largest watched value among records. */
-function largestValue(records: IDataObject[], field: string): string | undefined {
-	return records.reduce<string | undefined>(
-		(largest, record) => later(largest, valueOf(record, field)),
-		undefined,
-	);
+/** Keeps the `limit` records with the largest watched instant, most recent first. */
+function keepMostRecent(records: IDataObject[], field: string, limit: number): IDataObject[] {
+	return records
+		.sort((a, b) => (instantOf(b[field]) ?? 0) - (instantOf(a[field]) ?? 0))
+		.slice(0, limit);
 }
 
 /**
- * First activation. "From now on" remembers what is already inside the lookback window and
- * emits nothing; "include existing" emits the most recent records (up to the cap).
- */
-async function firstRun(
-	context: IPollFunctions,
-	settings: ChangeSettings,
-): Promise<{ state: ChangeState; emit: IDataObject[] }> {
-	const { event, lookbackMs, now } = settings;
-	const start =
-		settings.firstRun === 'fromNow' ? formatValue(now - lookbackMs, event.kind) : undefined;
-	const read: IDataObject[] = [];
-	for await (const page of pages(context, settings, start)) {
-		for (const record of page.records)
-			if (valueOf(record, event.field) !== undefined) read.push(record);
-		// a backlog too long for one poll: what was not read counts as existing
-		if (!settings.withinBudget()) break;
-	}
-	const cursor = later(formatValue(now, event.kind), largestValue(read, event.field)) as string;
-	const emit =
-		settings.firstRun === 'includeExisting'
-			? [...read]
-					.sort((a, b) => instant(valueOf(b, event.field)!) - instant(valueOf(a, event.field)!))
-					.slice(0, settings.maxExisting)
-			: [];
-	const seen: Record<string, string> = {};
-	newChanges(read, event.field, seen);
-	return {
-		state: { key: settings.stateKey, cursor, seen: forget(seen, cursor, lookbackMs, event.kind) },
-		emit,
-	};
-}
-
-/**
- * One poll of a change event. Reads every page of the window (or continues a walk the budget cut
- * short), emits each change not emitted before, and returns the state to store. Nothing is stored
- * by this function: a poll that throws leaves the previous state as it was.
+ * One poll of a change event: returns what to emit and the state to store. Nothing is stored by
+ * this function, so a poll that throws leaves the previous state as it was.
  */
 export async function pollChanges(
 	context: IPollFunctions,
 	settings: ChangeSettings,
 	previous: ChangeState | undefined,
 ): Promise<{ state: ChangeState; emit: IDataObject[] }> {
-	if (!previous) return await firstRun(context, settings);
-	const { event, lookbackMs } = settings;
-	const seen = { ...previous.seen };
-	const start =
-		previous.resume?.windowStart ?? windowStart(previous.cursor, lookbackMs, event.kind);
-	let largest = previous.resume?.largest;
-	let resume: ChangeState['resume'];
-	const emit: IDataObject[] = [];
-	for await (const page of pages(context, settings, start, previous.resume?.next)) {
-		const fresh = newChanges(page.records, event.field, seen);
-		emit.push(...fresh);
-		largest = later(largest, largestValue(fresh, event.field));
-		if (page.next && !settings.withinBudget()) {
-			// the walk continues next poll from this page's `next` link; the cursor waits until it ends
-			resume = { next: page.next, windowStart: start, largest: largest ?? previous.cursor };
-			break;
-		}
+	const { event } = settings;
+	// Record Changed "from now on" needs no baseline, only the service's time
+	if (!previous && !event.watchesValue && settings.firstRun === 'fromNow') {
+		return { state: await startFromNow(context, settings), emit: [] };
 	}
-	const cursor = resume ? previous.cursor : (later(previous.cursor, largest) as string);
+	const memory = previous ? unpackMemory(previous.memory) : new Map<string, number>();
+	const baseline = !previous || previous.walk?.baseline === true;
+	const qs: IDataObject = {};
+	if (settings.filter) qs.filter = printFilter(settings.filter);
+	if (previous && !baseline) qs.since = previous.since;
+	let candidates = baseline ? [...(previous?.walk?.candidates ?? [])] : [];
+	const emit: IDataObject[] = [];
+
+	const outcome = await walk(
+		context,
+		event.path,
+		qs,
+		previous?.walk,
+		settings,
+		(records, startedAt) => {
+			for (const record of records) {
+				const id = String(record.id);
+				const instant = instantOf(record[event.field]);
+				if (instant === undefined) {
+					memory.delete(id);
+					continue;
+				}
+				if (memory.get(id) === instant) continue;
+				memory.set(id, instant);
+				// a record the first walk finds unmodified since it began existed before the trigger
+				if (baseline && modifiedAt(record) <= startedAt) {
+					if (settings.firstRun === 'includeExisting') candidates.push(record);
+					continue;
+				}
+				emit.push(record);
+			}
+			if (candidates.length > settings.maxExisting * 2)
+				candidates = keepMostRecent(candidates, event.field, settings.maxExisting);
+		},
+	);
+
+	if (outcome.resume) {
+		return {
+			state: {
+				key: settings.stateKey,
+				since: previous?.since ?? iso(outcome.startedAt + 1),
+				floor: previous?.floor ?? iso(outcome.startedAt + 1),
+				memory: packMemory(memory, event.unit),
+				walk: {
+					...outcome.resume,
+					...(baseline
+						? {
+								baseline: true,
+								candidates: keepMostRecent(candidates, event.field, settings.maxExisting),
+							}
+						: {}),
+				},
+			},
+			emit,
+		};
+	}
+	// a record modified at the very instant the first walk began is one it found as it was
+	const floor = baseline ? outcome.startedAt + 1 : Date.parse(previous!.floor);
+	const since = baseline ? floor : Math.max(outcome.startedAt - settings.lookbackMs, floor);
+	if (!event.watchesValue) {
+		// versions older than the next walk's start are never read again
+		for (const [id, instant] of memory) if (instant < since) memory.delete(id);
+	}
 	return {
 		state: {
 			key: settings.stateKey,
-			cursor,
-			seen: resume ? seen : forget(seen, cursor, lookbackMs, event.kind),
-			...(resume ? { resume } : {}),
+			since: iso(since),
+			floor: iso(floor),
+			memory: packMemory(memory, event.unit),
 		},
-		emit,
+		emit: baseline
+			? [...keepMostRecent(candidates, event.field, settings.maxExisting), ...emit]
+			: emit,
 	};
 }
 
-/** "Fetch Test Event": the most recent matching record, looking further back until one is found. */
+/** Record Changed from now on: remember when the trigger started, by the service's clock. */
+async function startFromNow(
+	context: IPollFunctions,
+	settings: ChangeSettings,
+): Promise<ChangeState> {
+	const { event } = settings;
+	// an empty window: only the answer's Date header matters
+	const outcome = await walk(
+		context,
+		event.path,
+		{ since: iso(Date.now() + 86_400_000) },
+		undefined,
+		{ ...settings, pageSize: 1 },
+		() => undefined,
+	);
+	const floor = iso(outcome.startedAt + 1);
+	return {
+		key: settings.stateKey,
+		since: floor,
+		floor,
+		memory: packMemory(new Map(), event.unit),
+	};
+}
+
+/** "Fetch Test Event": the record with the most recent watched value, looking further back until one is found. */
 export async function latestChange(
 	context: IPollFunctions,
 	settings: ChangeSettings,
 ): Promise<IDataObject | undefined> {
-	const { event, now } = settings;
+	const { event } = settings;
 	const DAY = 86_400_000;
 	for (const back of [DAY, 30 * DAY, 365 * DAY, undefined]) {
-		const start = back === undefined ? undefined : formatValue(now - back, event.kind);
+		const start = back === undefined ? undefined : iso(Date.now() - back);
+		const qs: IDataObject = {};
+		// a recent value, or (Record Changed) a recent modification
+		if (start !== undefined && !event.watchesValue) qs.since = start;
+		const window =
+			start !== undefined && event.watchesValue
+				? compare(event.field, 'ge', event.unit === 'day' ? start.slice(0, 10) : start)
+				: undefined;
+		const combined = all(settings.filter, window);
+		if (combined) qs.filter = printFilter(combined);
 		let latest: IDataObject | undefined;
-		for await (const page of pages(context, settings, start)) {
+		const pages = paginate.call(context, event.path, qs, {
+			operation: settings.operation,
+			pageSize: settings.pageSize,
+			retry: settings.retry,
+		});
+		for await (const page of pages) {
 			for (const record of page.records) {
-				const value = valueOf(record, event.field);
-				if (
-					value !== undefined &&
-					(latest === undefined || instant(value) > instant(valueOf(latest, event.field)!))
-				)
+				const instant = instantOf(record[event.field]);
+				if (instant !== undefined && instant > (instantOf(latest?.[event.field]) ?? -Infinity))
 					latest = record;
 			}
 			if (!settings.withinBudget()) break;

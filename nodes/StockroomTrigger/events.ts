@@ -1,19 +1,10 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 import { ASSETS_PATH, CONTRACTS_PATH } from '../shared/resources';
-import { assetSchema } from '../shared/schema/asset';
-import { contractSchema } from '../shared/schema/contract';
-import type { ResourceSchema } from '../shared/schema/fields';
-import type { ValueKind } from './cursor';
+import type { MemoryUnit } from './memory';
 
 export type EventName =
 	'assetSynced' | 'contractAgreementDated' | 'recordChanged' | 'renewalNoticeDue';
 export type Resource = 'assets' | 'contracts';
-
-const RECORD_CHANGED = (noun: string): INodePropertyOptions => ({
-	name: 'Record Changed',
-	value: 'recordChanged',
-	description: `An ${noun} was created or modified`,
-});
 
 /** Events by resource (the Event parameter shows the ones of the chosen resource). */
 export const EVENT_OPTIONS: Record<Resource, INodePropertyOptions[]> = {
@@ -22,36 +13,57 @@ export const EVENT_OPTIONS: Record<Resource, INodePropertyOptions[]> = {
 			name: 'Asset Synced',
 			value: 'assetSynced',
 			description:
-				"An asset's Last Synced At moved forward (it synchronised from a device-management platform)",
+				"An asset's Last Synced At is set to a value it did not have before: once per new value, whether that value is recent, hours late, backdated or in the future",
 		},
-		RECORD_CHANGED('asset'),
+		{
+			name: 'Record Changed',
+			value: 'recordChanged',
+			description: "An asset was created or modified (by the service's own modification time)",
+		},
 	],
 	contracts: [
 		{
 			name: 'Contract Agreement Dated',
 			value: 'contractAgreementDated',
 			description:
-				'A contract has an agreement date newer than those seen before (a new agreement was signed)',
+				'A contract is recorded with an agreement date, or its agreement date changes: once per contract and date, whatever the date (contracts are often entered after signing)',
 		},
-		{ ...RECORD_CHANGED('asset'), description: 'A contract was created or modified' },
+		{
+			name: 'Record Changed',
+			value: 'recordChanged',
+			description: "A contract was created or modified (by the service's own modification time)",
+		},
 		{
 			name: 'Renewal Notice Due',
 			value: 'renewalNoticeDue',
 			description:
-				'The last day to give notice on a contract (renewal date minus notice days) is near',
+				'The last day to give notice on a contract (renewal date minus notice days) is near: once per contract and renewal date',
 		},
 	],
 };
 
-/** What a change event watches: a list, a date or date-time field, and how to ask for the window. */
+/** Human words for the trigger's subtitle. */
+export const EVENT_LABELS: Record<EventName, string> = {
+	assetSynced: 'Asset Synced',
+	contractAgreementDated: 'Contract Agreement Dated',
+	recordChanged: 'Record Changed',
+	renewalNoticeDue: 'Renewal Notice Due',
+};
+
+/**
+ * What a change event watches. Every change event reads the records the service modified since
+ * the last poll (the list's `since`, on the service's own clock); `field` is what makes a
+ * modification a change: a new value of a watched field, or any modification.
+ */
 export interface ChangeEvent {
-	name: EventName;
+	name: Exclude<EventName, 'renewalNoticeDue'>;
 	path: string;
-	schema: ResourceSchema;
+	noun: string;
+	/** The field whose new values are the changes; `lastModifiedDtm` for any modification. */
 	field: string;
-	kind: ValueKind;
-	/** Ask for the window with the list's `since` parameter instead of a filter clause. */
-	viaSince: boolean;
+	/** Whether a change is a new value of `field` (remembered per record for good). */
+	watchesValue: boolean;
+	unit: MemoryUnit;
 }
 
 export function changeEvent(
@@ -63,28 +75,28 @@ export function changeEvent(
 			return {
 				name,
 				path: ASSETS_PATH,
-				schema: assetSchema,
+				noun: 'asset',
 				field: 'lastSyncDtm',
-				kind: 'dateTime',
-				viaSince: false,
+				watchesValue: true,
+				unit: 'ms',
 			};
 		case 'contractAgreementDated':
 			return {
 				name,
 				path: CONTRACTS_PATH,
-				schema: contractSchema,
+				noun: 'contract',
 				field: 'agreementDate',
-				kind: 'date',
-				viaSince: false,
+				watchesValue: true,
+				unit: 'day',
 			};
 		case 'recordChanged':
 			return {
 				name,
 				path: resource === 'contracts' ? CONTRACTS_PATH : ASSETS_PATH,
-				schema: resource === 'contracts' ? contractSchema : assetSchema,
+				noun: resource === 'contracts' ? 'contract' : 'asset',
 				field: 'lastModifiedDtm',
-				kind: 'dateTime',
-				viaSince: true,
+				watchesValue: false,
+				unit: 'ms',
 			};
 	}
 }

@@ -1,15 +1,28 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { all, any, compare, not, present, printFilter, type FilterNode } from '../shared/filter';
 import { CONTRACTS_PATH } from '../shared/resources';
-import { paginate, type RetryPolicy } from '../shared/transport';
+import { paginate } from '../shared/transport';
+import { packMemory, unpackMemory, type PackedMemory } from './memory';
+import { walk, type WalkSettings, type WalkState } from './walk';
 
+/**
+ * Renewal notices: each poll continues a walk over the contracts whose notice deadline may be near
+ * (a walk the budget cut short resumes where it stopped, so every contract is reached however
+ * many there are) and emits each due contract once per renewal date.
+ */
 export interface RenewalState {
 	key: string;
-	/** id → renewal date (YYYY-MM-DD) of every reminder emitted, until that date has passed. */
-	emitted: Record<string, string>;
+	/** id → renewal date of every reminder sent (or, at first run, already due), until that date has passed. */
+	reminded: PackedMemory;
+	/** The first walk is still going on: what it finds due existed before the trigger. */
+	firstWalk?: boolean;
+	/** Contracts emitted by the first walk (with Include existing), against Max Existing Records. */
+	existingEmitted?: number;
+	/** A walk the budget cut short, with the day it began (its filter's "today"). */
+	walk?: WalkState & { today: string };
 }
 
-export interface RenewalSettings {
+export interface RenewalSettings extends WalkSettings {
 	filter?: FilterNode;
 	/** Emit when the notice deadline is at most this many days away (or already passed). */
 	withinDays: number;
@@ -17,9 +30,6 @@ export interface RenewalSettings {
 	today: string;
 	firstRun: 'fromNow' | 'includeExisting';
 	maxExisting: number;
-	pageSize: number;
-	retry: RetryPolicy;
-	withinBudget: () => boolean;
 	stateKey: string;
 }
 
@@ -92,48 +102,50 @@ export function dueContracts(
 	});
 }
 
-async function readDue(context: IPollFunctions, settings: RenewalSettings): Promise<IDataObject[]> {
-	const read: IDataObject[] = [];
-	const pages = paginate.call(
-		context,
-		CONTRACTS_PATH,
-		{ filter: printFilter(renewalFilter(settings)) },
-		{
-			operation: 'check contracts for renewal notices',
-			pageSize: settings.pageSize,
-			retry: settings.retry,
-		},
-	);
-	for await (const page of pages) {
-		read.push(...page.records);
-		// what is not read now is read by the next poll; reminders are remembered, not a cursor
-		if (!settings.withinBudget()) break;
-	}
-	return dueContracts(read, settings).sort((a, b) =>
-		String(a.noticeDeadline).localeCompare(String(b.noticeDeadline)),
-	);
-}
+const dayOf = (date: string) => Date.parse(`${date.slice(0, 10)}T00:00:00Z`);
 
-/** One poll: every due contract not reminded of for its current renewal date. */
+/** One poll: continues (or starts) a walk and emits every due contract not reminded of for its current renewal date. */
 export async function pollRenewals(
 	context: IPollFunctions,
 	settings: RenewalSettings,
 	previous: RenewalState | undefined,
 ): Promise<{ state: RenewalState; emit: IDataObject[] }> {
-	const due = await readDue(context, settings);
-	const emitted: Record<string, string> = {};
-	for (const [id, renewal] of Object.entries(previous?.emitted ?? {})) {
-		if (renewal >= settings.today) emitted[id] = renewal;
-	}
-	const fresh = due.filter(
-		(contract) => emitted[String(contract.id)] !== String(contract.renewalDate).slice(0, 10),
+	const reminded = previous ? unpackMemory(previous.reminded) : new Map<string, number>();
+	for (const [id, renewal] of reminded) if (renewal < dayOf(settings.today)) reminded.delete(id);
+	const firstWalk = !previous || previous.firstWalk === true;
+	let existingEmitted = previous?.existingEmitted ?? 0;
+	// a walk in progress keeps the day it began, so its filter (and its next links) stay the same
+	const today = previous?.walk?.today ?? settings.today;
+	const emit: IDataObject[] = [];
+	const outcome = await walk(
+		context,
+		CONTRACTS_PATH,
+		{ filter: printFilter(renewalFilter({ ...settings, today })) },
+		previous?.walk,
+		settings,
+		(records) => {
+			for (const contract of dueContracts(records, settings)) {
+				const renewal = dayOf(String(contract.renewalDate));
+				if (reminded.get(String(contract.id)) === renewal) continue;
+				reminded.set(String(contract.id), renewal);
+				if (firstWalk) {
+					if (settings.firstRun !== 'includeExisting' || existingEmitted >= settings.maxExisting)
+						continue;
+					existingEmitted++;
+				}
+				emit.push(contract);
+			}
+		},
 	);
-	for (const contract of fresh)
-		emitted[String(contract.id)] = String(contract.renewalDate).slice(0, 10);
-	let emit = fresh;
-	if (!previous)
-		emit = settings.firstRun === 'includeExisting' ? fresh.slice(0, settings.maxExisting) : [];
-	return { state: { key: settings.stateKey, emitted }, emit };
+	const state: RenewalState = { key: settings.stateKey, reminded: packMemory(reminded, 'day') };
+	if (outcome.resume) {
+		state.walk = { ...outcome.resume, today };
+		if (firstWalk) Object.assign(state, { firstWalk: true, existingEmitted });
+	}
+	return {
+		state,
+		emit: emit.sort((a, b) => String(a.noticeDeadline).localeCompare(String(b.noticeDeadline))),
+	};
 }
 
 /** "Fetch Test Event": the contract whose notice deadline comes first. */
@@ -141,5 +153,16 @@ export async function firstDue(
 	context: IPollFunctions,
 	settings: RenewalSettings,
 ): Promise<IDataObject | undefined> {
-	return (await readDue(context, settings))[0];
+	const due: IDataObject[] = [];
+	const pages = paginate.call(
+		context,
+		CONTRACTS_PATH,
+		{ filter: printFilter(renewalFilter(settings)) },
+		{ operation: settings.operation, pageSize: settings.pageSize, retry: settings.retry },
+	);
+	for await (const page of pages) {
+		due.push(...dueContracts(page.records, settings));
+		if (!settings.withinBudget()) break;
+	}
+	return due.sort((a, b) => String(a.noticeDeadline).localeCompare(String(b.noticeDeadline)))[0];
 }

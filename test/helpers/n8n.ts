@@ -74,6 +74,9 @@ async function startVmEngine(): Promise<void> {
 	Object.assign(Expression, { expressionEngine: 'vm', vmEvaluator: evaluator });
 }
 
+// n8n's logger prints warnings a test provokes on purpose (a trigger continuing after a fault)
+process.env.N8N_LOG_LEVEL ??= 'error';
+
 // n8n-core's contexts read InstanceSettings from the container, which otherwise loads (or creates,
 // with a random encryption key) ~/.n8n/config: keep tests away from a real n8n's settings.
 const n8nFolder = mkdtempSync(path.join(tmpdir(), 'stockroom-jest-n8n-'));

@@ -6,26 +6,45 @@ import { runPoll, sandboxCredential, type CredentialStore } from '../helpers/n8n
 
 const trigger = new StockroomTrigger();
 const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('Stockroom Trigger against the sandbox', () => {
 	let sandbox: Sandbox;
 	let credential: CredentialStore;
 	let staticData: IDataObject;
+	/** The service's clock; this machine's clock is left alone. */
+	let now: number;
 	const assetSynced = { resource: 'assets', event: 'assetSynced' };
 	const poll = (
 		parameters: IDataObject = assetSynced,
 		extra: { mode?: 'manual'; budgetMs?: number } = {},
 	) => runPoll(trigger, { parameters: parameters as never, credential, staticData, ...extra });
+	const emitted = (result: Awaited<ReturnType<typeof poll>>) =>
+		result ? result[0].map((item) => item.json) : [];
 	const emittedIds = (result: Awaited<ReturnType<typeof poll>>) =>
-		result ? result[0].map((item) => item.json.id) : [];
+		emitted(result).map((record) => record.id);
 	const apiCalls = () => sandbox.journal().filter((entry) => entry.path.startsWith('/api/'));
-	/** Sets an asset's lastSyncDtm directly in the store, as a device-management sync would. */
-	const sync = (index: number, at: number) => {
-		const asset = sandbox.store.assets.all()[index];
-		sandbox.store.assets.put({ ...asset, lastSyncDtm: iso(at) });
-		return asset.id;
-	};
+	const changes = () => staticData.changes as IDataObject;
+
+	/** A write by another client of the service, through its API; the service stamps it. */
+	async function write(method: 'PUT' | 'PATCH', path: string, body: IDataObject) {
+		now += 1000;
+		const response = await fetch(`${sandbox.url}${path}`, {
+			method,
+			headers: { authorization: `Bearer ${sandbox.token()}`, 'content-type': 'application/json' },
+			body: JSON.stringify(body),
+		});
+		expect(response.status).toBe(200);
+		return (await response.json()) as IDataObject;
+	}
+	const asset = (index: number) => sandbox.store.assets.all()[index];
+	const contract = (index: number) => sandbox.store.contracts.all()[index];
+	const patchAsset = (index: number, body: IDataObject) =>
+		write('PATCH', `/api/assets/v1/${asset(index).id}`, body);
+	const putContract = (index: number, changes: IDataObject) =>
+		write('PUT', '/api/contracts/v1', { ...(contract(index) as IDataObject), ...changes });
 
 	beforeAll(async () => {
 		sandbox = await createSandbox({ records: 300 });
@@ -36,68 +55,118 @@ describe('Stockroom Trigger against the sandbox', () => {
 		sandbox.reset();
 		sandbox.resetStats();
 		staticData = {};
+		now = Date.now();
+		sandbox.setClock(() => new Date(now));
 	});
 
-	test('first activation emits nothing old; a poll with no changes costs one request', async () => {
-		sync(0, Date.now() - MINUTE); // recent, but from before activation
+	test('first activation emits nothing that exists; an idle poll is one request on the service clock', async () => {
+		await patchAsset(0, { lastSyncDtm: iso(now) }); // recent, but from before activation
+		now += 5000;
 		expect(await poll()).toBeNull();
-		expect(staticData.changes).toMatchObject({
+		expect(changes()).toMatchObject({
 			key: 'assets:assetSynced',
-			cursor: expect.any(String),
+			since: iso(Math.floor(now / 1000) * 1000 - 999),
+			memory: { unit: 'ms', count: expect.any(Number) },
 		});
+		const since = changes().since;
 		sandbox.resetStats();
+		now += MINUTE;
 		expect(await poll()).toBeNull();
-		const calls = apiCalls();
-		expect(calls).toHaveLength(1);
-		expect(calls[0].query.filter).toMatch(
-			/^lastSyncDtm ge "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"$/,
-		);
+		expect(apiCalls()).toEqual([
+			expect.objectContaining({ path: '/api/assets/v1', query: { since, limit: '1000' } }),
+		]);
 	});
 
-	test('each sync is emitted once, with the event name; ties on the cursor are neither lost nor repeated', async () => {
+	test('every new Last Synced At is emitted once, whatever its value: recent, hours late, far in the future', async () => {
 		await poll();
-		const at = Date.now() + MINUTE;
-		const first = sync(1, at);
-		const result = await poll();
-		expect(emittedIds(result)).toEqual([first]);
-		expect(result![0][0].json).toMatchObject({
-			id: first,
-			event: 'assetSynced',
-			lastSyncDtm: iso(at),
+		const synced = await patchAsset(1, { lastSyncDtm: iso(now) });
+		const late = await patchAsset(2, { lastSyncDtm: iso(now - 3 * HOUR) });
+		const future = await patchAsset(3, { lastSyncDtm: '2205-01-01T00:00:00.000Z' });
+		expect(emitted(await poll())).toEqual([
+			{ ...synced, event: 'assetSynced' },
+			{ ...late, event: 'assetSynced' },
+			{ ...future, event: 'assetSynced' },
+		]);
+		// after a value in 2205, changes keep flowing
+		const next = await patchAsset(4, { lastSyncDtm: iso(now) });
+		const again = await patchAsset(1, { lastSyncDtm: iso(now) });
+		expect(emittedIds(await poll())).toEqual([again.id, next.id].sort());
+		// an edit that is not a sync, and a sync that writes the same time again, are not changes
+		await patchAsset(1, { notes: 'a note' });
+		await patchAsset(4, { lastSyncDtm: next.lastSyncDtm });
+		expect(await poll()).toBeNull();
+		expect(await poll()).toBeNull();
+	});
+
+	test('Contract Agreement Dated fires for a contract entered today with last month’s date, and again when the date changes', async () => {
+		const parameters = { resource: 'contracts', event: 'contractAgreementDated' };
+		await poll(parameters);
+		const today = iso(now).slice(0, 10);
+		const backdated = await write('PUT', '/api/contracts/v1', {
+			externalId: 'SIGNED-LAST-MONTH',
+			ref: 'PO-1',
+			type: 'OrderForm',
+			vendorName: 'Backdated Vendor',
+			agreementDate: addDays(today, -31),
 		});
-		expect((staticData.changes as IDataObject).cursor).toBe(iso(at));
-		// another asset syncing at exactly the cursor's instant
-		const tie = sync(2, at);
-		expect(emittedIds(await poll())).toEqual([tie]);
-		expect(await poll()).toBeNull();
-		// the same asset syncing again is a new change
-		sync(1, at + 1000);
-		expect(emittedIds(await poll())).toEqual([first]);
+		expect(emitted(await poll(parameters))).toEqual([
+			{ ...backdated, event: 'contractAgreementDated' },
+		]);
+		await write('PUT', '/api/contracts/v1', { ...backdated, notes: 'countersigned' });
+		expect(await poll(parameters)).toBeNull();
+		const corrected = await write('PUT', '/api/contracts/v1', {
+			...backdated,
+			agreementDate: addDays(today, -30),
+		});
+		expect(emitted(await poll(parameters))).toEqual([
+			{ ...corrected, event: 'contractAgreementDated' },
+		]);
+		expect(await poll(parameters)).toBeNull();
+		expect(apiCalls().at(-1)?.query).toEqual({
+			since: expect.stringMatching(/Z$/),
+			limit: '1000',
+		});
 	});
 
-	test('a late write inside the lookback is caught once; one behind it is not re-read', async () => {
-		await poll();
-		const at = Date.now() + 10 * MINUTE;
-		sync(3, at);
-		await poll();
-		const late = sync(4, at - 3 * MINUTE);
-		expect(emittedIds(await poll())).toEqual([late]);
-		expect(await poll()).toBeNull();
-		sync(5, at - 6 * MINUTE);
-		expect(await poll()).toBeNull();
-		expect(apiCalls().at(-1)?.query.filter).toBe(`lastSyncDtm ge "${iso(at - 5 * MINUTE)}"`);
-	});
+	test.each([
+		['ten minutes behind', -10 * MINUTE],
+		['a day ahead', DAY],
+	])(
+		'Record Changed emits every modification once when the service clock is %s of this machine',
+		async (_, skew) => {
+			now = Date.now() + skew;
+			const parameters = { resource: 'contracts', event: 'recordChanged' };
+			await poll(parameters);
+			expect(apiCalls()).toHaveLength(1);
+			const first = await putContract(0, { notes: 'changed' });
+			const result = await poll(parameters);
+			expect(result![0].map((item) => [item.json.id, item.json.notes, item.json.event])).toEqual([
+				[first.id, 'changed', 'recordChanged'],
+			]);
+			expect(apiCalls().at(-1)?.query).toMatchObject({ since: expect.stringMatching(/Z$/) });
+			expect(apiCalls().at(-1)?.query.filter).toBeUndefined();
+			expect(await poll(parameters)).toBeNull();
+			const second = await putContract(0, { notes: 'changed again' });
+			now += 30_000; // within the lookback: read again, not emitted again
+			expect(emittedIds(await poll(parameters))).toEqual([second.id]);
+			expect(await poll(parameters)).toBeNull();
+		},
+	);
 
-	test('the user filter is combined with the window on the server side', async () => {
+	test('the user filter is applied by the service, the window by since', async () => {
 		const parameters = {
 			...assetSynced,
 			filterMode: 'expression',
 			filterExpression: 'status eq "Deployed" or hardwareVendor eq "Dell"',
 		};
 		await poll(parameters);
-		expect(apiCalls().at(-1)?.query.filter).toMatch(
-			/^\(status eq "Deployed" or hardwareVendor eq "Dell"\) and lastSyncDtm ge "/,
-		);
+		now += MINUTE;
+		await poll(parameters);
+		expect(apiCalls().at(-1)?.query).toEqual({
+			filter: 'status eq "Deployed" or hardwareVendor eq "Dell"',
+			since: expect.stringMatching(/Z$/),
+			limit: '1000',
+		});
 	});
 
 	test('a custom number field in the builder is sent as a number, as in Get Many', async () => {
@@ -113,14 +182,12 @@ describe('Stockroom Trigger against the sandbox', () => {
 			'/api/assets/v1/customfields',
 			'/api/assets/v1',
 		]);
-		expect(apiCalls()[1].query.filter).toMatch(
-			/^customFieldValues\.memoryGb ge 16 and lastSyncDtm ge "/,
-		);
+		expect(apiCalls()[1].query.filter).toBe('customFieldValues.memoryGb ge 16');
 	});
 
 	test('a failed poll leaves the state as it was, and the next poll emits the change', async () => {
 		await poll();
-		const id = sync(6, Date.now() + MINUTE);
+		const { id } = await patchAsset(6, { lastSyncDtm: iso(now) });
 		const before = structuredClone(staticData);
 		sandbox.setFaults('500:1');
 		await expect(poll()).rejects.toThrow('HTTP 500');
@@ -129,45 +196,71 @@ describe('Stockroom Trigger against the sandbox', () => {
 		expect(emittedIds(await poll())).toEqual([id]);
 	});
 
-	test('a backlog longer than the poll budget continues where it stopped, each change once', async () => {
-		await poll();
-		const at = Date.now() + MINUTE;
-		const changed = sandbox.store.assets.all().map((asset, index) => {
-			sandbox.store.assets.put({ ...asset, lastSyncDtm: iso(at + index) });
-			return asset.id;
-		});
+	test('a backlog longer than the budget: each change once, and rewrites of pages already read are caught by the next walk', async () => {
 		const parameters = { ...assetSynced, options: { pageSize: 100 } };
-		const emitted: unknown[] = [];
-		const first = await poll(parameters, { budgetMs: 0 });
-		emitted.push(...emittedIds(first));
-		expect(emitted).toHaveLength(100);
-		expect(staticData.changes).toMatchObject({
-			resume: { next: expect.stringContaining('after=') },
-		});
-		for (let polls = 0; polls < 5 && (staticData.changes as IDataObject).resume; polls++)
-			emitted.push(...emittedIds(await poll(parameters, { budgetMs: 0 })));
-		expect(emitted).toEqual(changed);
-		expect((staticData.changes as IDataObject).cursor).toBe(iso(at + changed.length - 1));
+		await poll(parameters);
+		const all = sandbox.store.assets.all().map((record) => record.id);
+		for (const id of all) {
+			now += 10;
+			sandbox.store.assets.put({
+				...sandbox.store.assets.get(id),
+				lastSyncDtm: iso(now - DAY),
+				lastModifiedDtm: iso(now),
+			});
+		}
+		const seen: unknown[] = [];
+		seen.push(...emittedIds(await poll(parameters, { budgetMs: 0 })));
+		expect(seen).toEqual(all.slice(0, 100));
+		expect(changes().walk).toMatchObject({ next: expect.stringContaining('after=') });
+		// while the walk goes on, an asset on the page already read syncs again
+		now += MINUTE;
+		const rewritten = await patchAsset(0, { lastSyncDtm: iso(now) });
+		for (let polls = 0; polls < 2; polls++) {
+			now += MINUTE;
+			seen.push(...emittedIds(await poll(parameters, { budgetMs: 0 })));
+		}
+		expect(changes().walk).toBeUndefined();
+		expect(seen).toEqual(all);
+		now += MINUTE;
+		expect(emitted(await poll(parameters))).toEqual([{ ...rewritten, event: 'assetSynced' }]);
 		expect(await poll(parameters)).toBeNull();
 	});
 
+	test('a request that fails after some pages ends the poll with what was read; the walk resumes there', async () => {
+		const parameters = { ...assetSynced, options: { pageSize: 100, maxAttempts: 1 } };
+		await poll(parameters);
+		for (const record of sandbox.store.assets.all()) {
+			now += 10;
+			sandbox.store.assets.put({ ...record, lastSyncDtm: iso(now), lastModifiedDtm: iso(now) });
+		}
+		sandbox.failNext(1, '503', 2);
+		const first = emittedIds(await poll(parameters));
+		expect(first).toHaveLength(200);
+		expect(changes().walk).toMatchObject({ next: expect.stringContaining('after=') });
+		const rest = emittedIds(await poll(parameters));
+		expect([...first, ...rest]).toEqual(sandbox.store.assets.all().map((record) => record.id));
+	});
+
 	test('Include existing records emits the most recent ones, up to the cap', async () => {
-		const base = Date.now() - 60 * MINUTE;
-		const ids = [0, 1, 2].map((index) => sync(index, base + index * MINUTE));
-		const result = await poll({
+		const base = now - HOUR;
+		const ids = [0, 1, 2].map((index) => {
+			sandbox.store.assets.put({ ...asset(index), lastSyncDtm: iso(base + index * MINUTE) });
+			return asset(index).id;
+		});
+		const parameters = {
 			...assetSynced,
 			filterMode: 'expression',
-			filterExpression: 'lastSyncDtm ge "' + iso(base) + '"',
+			filterExpression: `lastSyncDtm ge "${iso(base)}"`,
 			options: { firstRun: 'includeExisting', maxExisting: 2 },
-		});
-		expect(emittedIds(result)).toEqual([ids[2], ids[1]]);
-		expect(await poll()).toBeNull();
+		};
+		expect(emittedIds(await poll(parameters))).toEqual([ids[2], ids[1]]);
+		expect(await poll(parameters)).toBeNull();
 	});
 
 	test('Fetch Test Event shows the most recent record and moves nothing', async () => {
-		const id = sync(7, Date.now() + 5 * MINUTE);
+		sandbox.store.assets.put({ ...asset(7), lastSyncDtm: iso(Date.now() + 5 * MINUTE) });
 		const result = await poll(assetSynced, { mode: 'manual' });
-		expect(emittedIds(result)).toEqual([id]);
+		expect(emittedIds(result)).toEqual([asset(7).id]);
 		expect(staticData).toEqual({});
 		await expect(
 			poll(
@@ -181,43 +274,41 @@ describe('Stockroom Trigger against the sandbox', () => {
 		).rejects.toThrow('Nothing to show yet: no asset matches the event and filter');
 	});
 
-	test('Record Changed reads the window with since; each write is emitted once', async () => {
-		const parameters = { resource: 'contracts', event: 'recordChanged' };
-		sandbox.setClock(() => new Date(Date.now() + MINUTE));
-		await poll(parameters);
-		const contract = sandbox.store.contracts.all()[0];
-		const response = await fetch(`${sandbox.url}/api/contracts/v1`, {
-			method: 'PUT',
-			headers: { Authorization: `Bearer ${sandbox.token()}`, 'Content-Type': 'application/json' },
-			body: JSON.stringify({ ...contract, notes: 'changed' }),
-		});
-		expect(response.status).toBe(200);
-		const result = await poll(parameters);
-		expect(result![0].map((item) => [item.json.id, item.json.notes, item.json.event])).toEqual([
-			[contract.id, 'changed', 'recordChanged'],
-		]);
-		expect(apiCalls().at(-1)?.query).toMatchObject({ since: expect.stringMatching(/Z$/) });
-		expect(apiCalls().at(-1)?.query.filter).toBeUndefined();
-		expect(await poll(parameters)).toBeNull();
+	test('a poll that starts while the previous one still runs emits nothing and changes nothing', async () => {
+		await poll();
+		const { id } = await patchAsset(8, { lastSyncDtm: iso(now) });
+		sandbox.setFaults('slow:1');
+		const [first, overlapping] = await Promise.all([poll(), poll()]);
+		sandbox.setFaults('');
+		expect(emittedIds(first)).toEqual([id]);
+		expect(overlapping).toBeNull();
+		expect(await poll()).toBeNull();
 	});
 
-	test('Contract Agreement Dated watches a date with a lookback in days', async () => {
-		const parameters = { resource: 'contracts', event: 'contractAgreementDated' };
-		await poll(parameters);
-		expect(apiCalls().at(-1)?.query.filter).toMatch(/^agreementDate ge "\d{4}-\d\d-\d\d"$/);
-		const contract = sandbox.store.contracts.all()[1];
-		const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-		sandbox.store.contracts.put({ ...contract, agreementDate: `${tomorrow}T00:00:00Z` });
-		expect(emittedIds(await poll(parameters))).toEqual([contract.id]);
-		expect(await poll(parameters)).toBeNull();
+	test('restarting from the state n8n last saved (at the last poll that emitted) neither loses nor repeats', async () => {
+		await poll();
+		const { id: early } = await patchAsset(9, { lastSyncDtm: iso(now) });
+		expect(emittedIds(await poll())).toEqual([early]);
+		const saved = structuredClone(staticData);
+		// polls that emit nothing move the state on in memory only
+		for (let i = 0; i < 3; i++) {
+			now += 10 * MINUTE;
+			expect(await poll()).toBeNull();
+		}
+		expect(changes().since).not.toEqual((saved.changes as IDataObject).since);
+		const { id: late } = await patchAsset(10, { lastSyncDtm: iso(now) });
+		staticData = saved;
+		now += MINUTE;
+		expect(emittedIds(await poll())).toEqual([late]);
+		expect(await poll()).toBeNull();
 	});
 
 	test('Renewal Notice Due: once per contract and renewal date, again when the date changes', async () => {
 		const parameters = { resource: 'contracts', event: 'renewalNoticeDue', withinDays: 30 };
 		const today = new Date().toISOString().slice(0, 10);
 		// nothing is due at first: every seeded renewal lies in the past
-		for (const contract of sandbox.store.contracts.all())
-			sandbox.store.contracts.put({ ...contract, renewalDate: '2020-01-01T00:00:00Z' });
+		for (const record of sandbox.store.contracts.all())
+			sandbox.store.contracts.put({ ...record, renewalDate: '2020-01-01T00:00:00Z' });
 		expect(await poll(parameters)).toBeNull();
 		const [soon, later, noNotice] = sandbox.store.contracts.all();
 		sandbox.store.contracts.put({
@@ -253,4 +344,76 @@ describe('Stockroom Trigger against the sandbox', () => {
 		});
 		expect(emittedIds(await poll(parameters))).toEqual([soon.id]);
 	});
+});
+
+describe('Stockroom Trigger at scale', () => {
+	let sandbox: Sandbox;
+	let credential: CredentialStore;
+	let now: number;
+
+	afterEach(() => sandbox.close());
+	const startSandbox = async (records: number) => {
+		sandbox = await createSandbox({ records });
+		credential = sandboxCredential(sandbox);
+		now = Date.now();
+		sandbox.setClock(() => new Date(now));
+	};
+
+	test('a fleet sync of 50,000 assets within a minute: each emitted once, state under 1 MB', async () => {
+		await startSandbox(50_000);
+		const staticData: IDataObject = {};
+		const poll = () =>
+			runPoll(trigger, {
+				parameters: { resource: 'assets', event: 'assetSynced' } as never,
+				credential,
+				staticData,
+			});
+		expect(await poll()).toBeNull();
+		const fleet = sandbox.store.assets.all().slice(0, 50_000);
+		const start = now;
+		for (const [index, record] of fleet.entries()) {
+			const at = start + Math.floor((index * MINUTE) / fleet.length);
+			sandbox.store.assets.put({ ...record, lastSyncDtm: iso(at), lastModifiedDtm: iso(at) });
+		}
+		now = start + 2 * MINUTE;
+		const ids = (await poll())![0].map((item) => item.json.id);
+		expect(new Set(ids).size).toBe(50_000);
+		expect(ids.sort()).toEqual(fleet.map((record) => record.id).sort());
+		expect(await poll()).toBeNull();
+		expect(JSON.stringify(staticData).length).toBeLessThan(1_000_000);
+	}, 120_000);
+
+	test('renewal notices for 20,000 contracts, a few pages per poll: every due contract reminded once', async () => {
+		await startSandbox(100_000);
+		const staticData: IDataObject = {};
+		const today = new Date().toISOString().slice(0, 10);
+		const parameters = {
+			resource: 'contracts',
+			event: 'renewalNoticeDue',
+			withinDays: 30,
+			options: { pageSize: 500 },
+		};
+		const poll = () =>
+			runPoll(trigger, { parameters: parameters as never, credential, staticData, budgetMs: 0 });
+		const contracts = sandbox.store.contracts.all();
+		expect(contracts.length).toBeGreaterThanOrEqual(20_000);
+		for (const record of contracts)
+			sandbox.store.contracts.put({ ...record, renewalDate: '2020-01-01T00:00:00Z' });
+		expect(await poll()).toBeNull();
+		// a third of them come due, spread over the whole id range
+		const due = contracts.filter((_, index) => index % 3 === 0);
+		for (const record of due)
+			sandbox.store.contracts.put({
+				...record,
+				renewalDate: `${addDays(today, 40)}T00:00:00Z`,
+				terminationNoticeDays: 30,
+			});
+		const reminded: string[] = [];
+		for (let polls = 0; polls < 40; polls++) {
+			const result = await poll();
+			reminded.push(...(result?.[0] ?? []).map((item) => String(item.json.id)));
+		}
+		expect(reminded.length).toBe(due.length);
+		expect(reminded.sort()).toEqual(due.map((record) => record.id).sort());
+	}, 120_000);
 });
