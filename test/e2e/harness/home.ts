@@ -127,6 +127,16 @@ export class N8nHome implements N8nEnvironment {
 		return waitForExecution(this.dbPath, id, timeoutMs);
 	}
 
+	/** A workflow's static data as n8n last saved it (trigger state), parsed. */
+	staticData(workflowId: string): Record<string, unknown> {
+		const [row] = queryDb<{ staticData: string | null }>(
+			this.dbPath,
+			'SELECT staticData FROM workflow_entity WHERE id = ?',
+			workflowId,
+		);
+		return row?.staticData ? (JSON.parse(row.staticData) as Record<string, unknown>) : {};
+	}
+
 	workflows(): Array<{ id: string; name: string }> {
 		return queryDb(this.dbPath, 'SELECT id, name FROM workflow_entity');
 	}
