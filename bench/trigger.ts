@@ -12,12 +12,15 @@ import { requestCounts } from './traffic';
 export interface PollFigures {
 	event: string;
 	records: number;
-	changes: number;
+	/** Changed assets; 'activation' for the first poll (its baseline walk). */
+	changes: number | 'activation';
 	apiRequests: number;
 	bytes: number;
 	emitted: number;
 	/** Median wall time of the poll over the repetitions. */
 	ms: number;
+	/** The trigger's static data after the poll, as JSON (what n8n stores). */
+	stateBytes: number;
 }
 
 /** The change events of assets and the field a change moves. */
@@ -30,13 +33,14 @@ const REPETITIONS = 5;
 
 /**
  * The trigger's cost per poll through n8n-core's real PollContext (test/helpers/n8n.ts) against
- * a sandbox of each size: after activation, one poll with no changes and one after `changes`
- * assets changed, for each change event of assets. Requests and bytes are the sandbox's own
- * counts (API calls only: the token is fetched once, at activation). Each case runs from a fresh
- * activation, and the changed records are put back afterwards, so no repetition sees another's
- * changes in its lookback.
+ * a sandbox of each size: the activation poll, then after activation one poll with no changes and
+ * one after each count of `changes` assets changed (the service stamps each write), for each
+ * change event of assets. Requests and bytes are the sandbox's own counts (API calls only: the
+ * token is fetched once, at activation). Each case runs from a fresh activation on a service
+ * clock an hour later than the last, and the changed records are put back afterwards, so no
+ * repetition sees another's changes.
  */
-export async function triggerCost(sizes: number[], changes: number): Promise<PollFigures[]> {
+export async function triggerCost(sizes: number[], changes: number[]): Promise<PollFigures[]> {
 	// loads n8n-core and its expression engine: only when this section runs
 	const helpers = await import('../test/helpers/n8n');
 	const figures: PollFigures[] = [];
@@ -58,17 +62,20 @@ export async function triggerCost(sizes: number[], changes: number): Promise<Pol
 async function pollsAt(
 	{ runPoll, sandboxCredential }: typeof import('../test/helpers/n8n'),
 	records: number,
-	changes: number,
+	changes: number[],
 ): Promise<PollFigures[]> {
 	const trigger = new StockroomTrigger();
 	const sandbox = await createSandbox({ records });
+	let now = Date.now();
+	sandbox.setClock(() => new Date(now));
 	const figures: PollFigures[] = [];
 	try {
 		const credential = sandboxCredential(sandbox);
 		for (const { event, field } of EVENTS) {
-			for (const changed of [0, changes]) {
-				const samples: Array<Omit<PollFigures, 'ms'> & { ms: number }> = [];
+			for (const changed of ['activation' as const, 0, ...changes]) {
+				const samples: PollFigures[] = [];
 				for (let repetition = 0; repetition < REPETITIONS; repetition++) {
+					now += 3_600_000;
 					const staticData: IDataObject = {};
 					const poll = () =>
 						runPoll(trigger, {
@@ -76,23 +83,33 @@ async function pollsAt(
 							credential,
 							staticData,
 						});
+					const measure = async (): Promise<PollFigures> => {
+						sandbox.resetStats();
+						const started = performance.now();
+						const result = await poll();
+						const ms = performance.now() - started;
+						const stats = sandbox.stats();
+						return {
+							event,
+							records,
+							changes: changed,
+							apiRequests: requestCounts(stats).api,
+							bytes: stats.bytesSent,
+							emitted: result?.[0].length ?? 0,
+							ms,
+							stateBytes: JSON.stringify(staticData).length,
+						};
+					};
+					if (changed === 'activation') {
+						samples.push(await measure());
+						continue;
+					}
 					await poll(); // activation: "from now on"
-					const originals = touch(sandbox, changed, field);
-					sandbox.resetStats();
-					const started = performance.now();
-					const result = await poll();
-					const ms = performance.now() - started;
-					const stats = sandbox.stats();
+					now += 60_000;
+					const originals = touch(sandbox, changed, field, now);
+					now += 60_000;
+					samples.push(await measure());
 					restore(sandbox, originals);
-					samples.push({
-						event,
-						records,
-						changes: changed,
-						apiRequests: requestCounts(stats).api,
-						bytes: stats.bytesSent,
-						emitted: result?.[0].length ?? 0,
-						ms,
-					});
 				}
 				figures.push({ ...samples[samples.length - 1], ms: median(samples.map((s) => s.ms)) });
 			}
@@ -103,15 +120,18 @@ async function pollsAt(
 	return figures;
 }
 
-/** Moves `field` to now on `count` assets spread over the whole table; returns the originals. */
-function touch(sandbox: Sandbox, count: number, field: string): StoredRecord[] {
+/**
+ * Sets `field` to `at` on `count` assets spread over the whole table, as writes the service
+ * stamps at `at`; returns the originals.
+ */
+function touch(sandbox: Sandbox, count: number, field: string, at: number): StoredRecord[] {
 	const all = sandbox.store.assets.all();
-	const now = new Date().toISOString();
+	const stamp = new Date(at).toISOString();
 	const originals: StoredRecord[] = [];
 	for (let i = 0; i < count; i++) {
 		const record = all[Math.floor((i * all.length) / count)];
 		originals.push(record);
-		sandbox.store.assets.put({ ...record, [field]: now });
+		sandbox.store.assets.put({ ...record, [field]: stamp, lastModifiedDtm: stamp });
 	}
 	return originals;
 }
