@@ -2,7 +2,7 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { all, compare, printFilter, type FilterNode } from '../shared/filter';
 import { paginate } from '../shared/transport';
 import type { ChangeEvent } from './events';
-import { packMemory, unpackMemory, type PackedMemory } from './memory';
+import { packMemory, RecordMemory, type PackedMemory } from './memory';
 import { walk, type WalkSettings, type WalkState } from './walk';
 
 /**
@@ -81,7 +81,7 @@ export async function pollChanges(
 	if (!previous && !event.watchesValue && settings.firstRun === 'fromNow') {
 		return { state: await startFromNow(context, settings), emit: [] };
 	}
-	const memory = previous ? unpackMemory(previous.memory) : new Map<string, number>();
+	const memory = new RecordMemory(previous?.memory, event.unit);
 	const baseline = !previous || previous.walk?.baseline === true;
 	const qs: IDataObject = {};
 	if (settings.filter) qs.filter = printFilter(settings.filter);
@@ -123,7 +123,7 @@ export async function pollChanges(
 				key: settings.stateKey,
 				since: previous?.since ?? iso(outcome.startedAt + 1),
 				floor: previous?.floor ?? iso(outcome.startedAt + 1),
-				memory: packMemory(memory, event.unit),
+				memory: memory.pack(),
 				walk: {
 					...outcome.resume,
 					...(baseline
@@ -140,16 +140,14 @@ export async function pollChanges(
 	// a record modified at the very instant the first walk began is one it found as it was
 	const floor = baseline ? outcome.startedAt + 1 : Date.parse(previous!.floor);
 	const since = baseline ? floor : Math.max(outcome.startedAt - settings.lookbackMs, floor);
-	if (!event.watchesValue) {
-		// versions older than the next walk's start are never read again
-		for (const [id, instant] of memory) if (instant < since) memory.delete(id);
-	}
+	// versions older than the next walk's start are never read again
+	if (!event.watchesValue) memory.forgetBefore(since);
 	return {
 		state: {
 			key: settings.stateKey,
 			since: iso(since),
 			floor: iso(floor),
-			memory: packMemory(memory, event.unit),
+			memory: memory.pack(),
 		},
 		emit: baseline
 			? [...keepMostRecent(candidates, event.field, settings.maxExisting), ...emit]

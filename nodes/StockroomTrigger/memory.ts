@@ -22,11 +22,24 @@ const HEX_ID = /^[0-9a-f]{24}$/;
 const HEX_IDS = 1;
 const TEXT_IDS = 2;
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const BASE64_INDEX = new Map([...BASE64].map((char, index) => [char, index]));
+/** Every 12-bit value as its two base64 characters. */
+const BASE64_PAIRS = Array.from(
+	{ length: 4096 },
+	(_, value) => BASE64[value >> 6] + BASE64[value & 63],
+);
+/** Character code → 6-bit value, 255 for a character that is not base64. */
+const BASE64_VALUES = new Uint8Array(128).fill(255);
+[...BASE64].forEach((char, index) => (BASE64_VALUES[char.charCodeAt(0)] = index));
+const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+/** Value of a lower-case hex digit by character code. */
+const hexDigit = (code: number): number => (code <= 57 ? code - 48 : code - 87);
+/** Text is built in pieces of about this length and joined once. */
+const CHUNK = 16_384;
 
 class ByteWriter {
-	private bytes = new Uint8Array(1024);
 	length = 0;
+
+	constructor(private bytes = new Uint8Array(1024)) {}
 
 	push(byte: number): void {
 		if (this.length === this.bytes.length) {
@@ -78,13 +91,25 @@ const zigzag = (value: number): number => (value >= 0 ? value * 2 : -value * 2 -
 const unzigzag = (value: number): number => (value % 2 === 0 ? value / 2 : -(value + 1) / 2);
 
 function toBase64(bytes: Uint8Array): string {
+	const parts: string[] = [];
 	let text = '';
-	for (let i = 0; i < bytes.length; i += 3) {
-		const chunk = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
-		const chars = Math.min(4, Math.ceil(((bytes.length - i) * 8) / 6));
-		for (let c = 0; c < chars; c++) text += BASE64[(chunk >> (18 - 6 * c)) & 63];
+	const whole = bytes.length - (bytes.length % 3);
+	for (let i = 0; i < whole; i += 3) {
+		const group = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
+		text += BASE64_PAIRS[group >> 12] + BASE64_PAIRS[group & 4095];
+		if (text.length >= CHUNK) {
+			parts.push(text);
+			text = '';
+		}
 	}
-	return text;
+	// the last one or two bytes, unpadded
+	if (whole < bytes.length) {
+		const group = (bytes[whole] << 16) | ((bytes[whole + 1] ?? 0) << 8);
+		const pair = BASE64_PAIRS[group >> 12] + BASE64_PAIRS[group & 4095];
+		text += pair.slice(0, bytes.length - whole + 1);
+	}
+	parts.push(text);
+	return parts.join('');
 }
 
 function fromBase64(text: string): Uint8Array {
@@ -92,10 +117,11 @@ function fromBase64(text: string): Uint8Array {
 	let bits = 0;
 	let buffer = 0;
 	let length = 0;
-	for (const char of text) {
-		const index = BASE64_INDEX.get(char);
-		if (index === undefined) throw new Error('the remembered records are not readable');
-		buffer = ((buffer << 6) | index) & 0xffffff;
+	for (let i = 0; i < text.length; i++) {
+		const code = text.charCodeAt(i);
+		const value = code < 128 ? BASE64_VALUES[code] : 255;
+		if (value === 255) throw new Error('the remembered records are not readable');
+		buffer = ((buffer << 6) | value) & 0xffffff;
 		bits += 6;
 		if (bits >= 8) {
 			bits -= 8;
@@ -108,26 +134,39 @@ function fromBase64(text: string): Uint8Array {
 /** Packs id → instant (milliseconds since 1970; whole days when the unit is days). */
 export function packMemory(memory: ReadonlyMap<string, number>, unit: MemoryUnit): PackedMemory {
 	const scale = UNIT_MS[unit];
-	const entries = [...memory].sort(([idA, a], [idB, b]) => a - b || (idA < idB ? -1 : 1));
-	const hexIds = entries.every(([id]) => HEX_ID.test(id));
-	const writer = new ByteWriter();
+	const ids: string[] = [];
+	const values = new Float64Array(memory.size);
+	let hexIds = true;
+	for (const [id, instant] of memory) {
+		values[ids.length] = Math.round(instant / scale);
+		ids.push(id);
+		if (hexIds && !HEX_ID.test(id)) hexIds = false;
+	}
+	// by instant, then id: the same map always packs to the same text
+	const order = Uint32Array.from(ids.keys()).sort(
+		(a, b) => values[a] - values[b] || (ids[a] < ids[b] ? -1 : 1),
+	);
+	// room for a hex id and a long difference per record: one allocation in the usual case
+	const writer = new ByteWriter(new Uint8Array(16 + ids.length * 20));
 	writer.push(hexIds ? HEX_IDS : TEXT_IDS);
-	writer.varint(entries.length);
+	writer.varint(ids.length);
 	let previous = 0;
-	entries.forEach(([, instant], index) => {
-		const value = Math.round(instant / scale);
-		writer.varint(index === 0 ? zigzag(value) : value - previous);
+	order.forEach((index, position) => {
+		const value = values[index];
+		writer.varint(position === 0 ? zigzag(value) : value - previous);
 		previous = value;
 	});
-	for (const [id] of entries) {
+	for (const index of order) {
+		const id = ids[index];
 		if (hexIds) {
-			for (let i = 0; i < 24; i += 2) writer.push(parseInt(id.slice(i, i + 2), 16));
+			for (let i = 0; i < 24; i += 2)
+				writer.push((hexDigit(id.charCodeAt(i)) << 4) | hexDigit(id.charCodeAt(i + 1)));
 		} else {
 			writer.varint(id.length);
 			for (let i = 0; i < id.length; i++) writer.varint(id.charCodeAt(i));
 		}
 	}
-	return { unit, count: entries.length, data: toBase64(writer.result()) };
+	return { unit, count: ids.length, data: toBase64(writer.result()) };
 }
 
 /** The map `packMemory` packed; throws when the text was not written by it. */
@@ -148,7 +187,7 @@ export function unpackMemory(packed: PackedMemory): Map<string, number> {
 	for (const instant of instants) {
 		let id = '';
 		if (format === HEX_IDS) {
-			for (let i = 0; i < 12; i++) id += reader.byte().toString(16).padStart(2, '0');
+			for (let i = 0; i < 12; i++) id += HEX_BYTES[reader.byte()];
 		} else {
 			const length = reader.varint();
 			for (let i = 0; i < length; i++) id += String.fromCharCode(reader.varint());
@@ -156,4 +195,49 @@ export function unpackMemory(packed: PackedMemory): Map<string, number> {
 		memory.set(id, instant);
 	}
 	return memory;
+}
+
+/**
+ * The memory of one poll: unpacked only when a record is looked up (a poll that reads nothing
+ * costs nothing) and packed again only when something changed.
+ */
+export class RecordMemory {
+	private map?: Map<string, number>;
+	private changed = false;
+
+	constructor(
+		private packed: PackedMemory | undefined,
+		private readonly unit: MemoryUnit,
+	) {}
+
+	private entries(): Map<string, number> {
+		this.map ??= this.packed ? unpackMemory(this.packed) : new Map();
+		return this.map;
+	}
+
+	get(id: string): number | undefined {
+		return this.entries().get(id);
+	}
+
+	set(id: string, instant: number): void {
+		if (this.entries().get(id) === instant) return;
+		this.map!.set(id, instant);
+		this.changed = true;
+	}
+
+	delete(id: string): void {
+		if (this.entries().delete(id)) this.changed = true;
+	}
+
+	/** Forgets every record whose instant is before `instant`. */
+	forgetBefore(instant: number): void {
+		for (const [id, value] of this.entries()) if (value < instant) this.delete(id);
+	}
+
+	pack(): PackedMemory {
+		if (!this.changed && this.packed?.unit === this.unit) return this.packed;
+		this.packed = packMemory(this.entries(), this.unit);
+		this.changed = false;
+		return this.packed;
+	}
 }

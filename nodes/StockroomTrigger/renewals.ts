@@ -2,7 +2,7 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { all, any, compare, not, present, printFilter, type FilterNode } from '../shared/filter';
 import { CONTRACTS_PATH } from '../shared/resources';
 import { paginate } from '../shared/transport';
-import { packMemory, unpackMemory, type PackedMemory } from './memory';
+import { RecordMemory, type PackedMemory } from './memory';
 import { walk, type WalkSettings, type WalkState } from './walk';
 
 /**
@@ -110,8 +110,8 @@ export async function pollRenewals(
 	settings: RenewalSettings,
 	previous: RenewalState | undefined,
 ): Promise<{ state: RenewalState; emit: IDataObject[] }> {
-	const reminded = previous ? unpackMemory(previous.reminded) : new Map<string, number>();
-	for (const [id, renewal] of reminded) if (renewal < dayOf(settings.today)) reminded.delete(id);
+	const reminded = new RecordMemory(previous?.reminded, 'day');
+	reminded.forgetBefore(dayOf(settings.today));
 	const firstWalk = !previous || previous.firstWalk === true;
 	let existingEmitted = previous?.existingEmitted ?? 0;
 	// a walk in progress keeps the day it began, so its filter (and its next links) stay the same
@@ -137,7 +137,7 @@ export async function pollRenewals(
 			}
 		},
 	);
-	const state: RenewalState = { key: settings.stateKey, reminded: packMemory(reminded, 'day') };
+	const state: RenewalState = { key: settings.stateKey, reminded: reminded.pack() };
 	if (outcome.resume) {
 		state.walk = { ...outcome.resume, today };
 		if (firstWalk) Object.assign(state, { firstWalk: true, existingEmitted });

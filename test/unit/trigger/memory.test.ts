@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { packMemory, unpackMemory } from '../../../nodes/StockroomTrigger/memory';
+import { packMemory, RecordMemory, unpackMemory } from '../../../nodes/StockroomTrigger/memory';
 
 const hexId = fc.stringMatching(/^[0-9a-f]{24}$/);
 const DAY = 86_400_000;
@@ -59,5 +59,32 @@ describe("the trigger's per-record memory", () => {
 			/not readable/,
 		);
 		expect(() => unpackMemory({ unit: 'ms', count: 1, data: 'AQE' })).toThrow(/cut short/);
+	});
+});
+
+describe('RecordMemory', () => {
+	const packed = packMemory(new Map([['aaaaaaaaaaaaaaaaaaaaaaaa', 1000]]), 'ms');
+
+	test('reading or writing what is already there keeps the packed text as it was', () => {
+		const memory = new RecordMemory(packed, 'ms');
+		expect(memory.get('aaaaaaaaaaaaaaaaaaaaaaaa')).toBe(1000);
+		memory.set('aaaaaaaaaaaaaaaaaaaaaaaa', 1000);
+		memory.delete('bbbbbbbbbbbbbbbbbbbbbbbb');
+		memory.forgetBefore(1000);
+		expect(memory.pack()).toBe(packed);
+	});
+
+	test('a change is packed; forgetting drops what is older', () => {
+		const memory = new RecordMemory(packed, 'ms');
+		memory.set('bbbbbbbbbbbbbbbbbbbbbbbb', 2000);
+		expect(unpackMemory(memory.pack())).toEqual(
+			new Map([
+				['aaaaaaaaaaaaaaaaaaaaaaaa', 1000],
+				['bbbbbbbbbbbbbbbbbbbbbbbb', 2000],
+			]),
+		);
+		memory.forgetBefore(1500);
+		expect(unpackMemory(memory.pack())).toEqual(new Map([['bbbbbbbbbbbbbbbbbbbbbbbb', 2000]]));
+		expect(new RecordMemory(undefined, 'day').pack()).toEqual({ unit: 'day', count: 0, data: 'AQA' });
 	});
 });
