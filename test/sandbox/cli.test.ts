@@ -93,6 +93,9 @@ describe('CLI and persistence', () => {
 			'--token-ttl',
 			'--faults',
 			'--data',
+			'--latency',
+			'--bandwidth',
+			'--compression',
 		]) {
 			expect(result.stdout).toContain(flag);
 		}
@@ -106,6 +109,9 @@ describe('CLI and persistence', () => {
 		[['--token-ttl', '0']],
 		[['--faults', 'teapot:0.5']],
 		[['--client-id', '']],
+		[['--latency', '-5']],
+		[['--bandwidth', '0']],
+		[['--compression', 'maybe']],
 		[['positional']],
 	])('bad flags %j: usage on stderr, exit 2', async (args) => {
 		const result = await run(args);

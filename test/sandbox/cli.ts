@@ -23,6 +23,9 @@ Runs a local Stockroom service: token endpoint, assets, contracts, SCIM users.
                           e.g. 429:0.1,503:0.05,reset:0.02,slow:0.1 (API calls only)
   --data <file>           keep state in this file (loaded at start if it exists, then
                           the seeding flags are ignored)
+  --latency <ms>          wait this long before every answer, as a remote service would
+  --bandwidth <mbit>      send answers over one shared link of this many megabits per second
+  --compression <on|off>  gzip answers for clients that ask for it (default on)
   --help                  show this help
 `;
 
@@ -59,6 +62,9 @@ function parseFlags(args: string[]): SandboxOptions | 'help' {
 				'token-ttl': { type: 'string' },
 				faults: { type: 'string' },
 				data: { type: 'string' },
+				latency: { type: 'string' },
+				bandwidth: { type: 'string' },
+				compression: { type: 'string' },
 				help: { type: 'boolean' },
 			},
 		}));
@@ -73,6 +79,9 @@ function parseFlags(args: string[]): SandboxOptions | 'help' {
 			throw new UsageError(`--faults: ${(error as Error).message}`);
 		}
 	}
+	if (values.compression !== undefined && !['on', 'off'].includes(values.compression)) {
+		throw new UsageError(`--compression expects on or off, got '${values.compression}'`);
+	}
 	for (const name of ['client-id', 'client-secret', 'host', 'data'] as const) {
 		if (values[name] === '') throw new UsageError(`--${name} must not be empty`);
 	}
@@ -86,6 +95,11 @@ function parseFlags(args: string[]): SandboxOptions | 'help' {
 		tokenTtl: integer('token-ttl', values['token-ttl'], 1),
 		faults: values.faults,
 		dataFile: values.data,
+		network: {
+			latencyMs: integer('latency', values.latency, 0, 60_000),
+			bandwidthMbit: integer('bandwidth', values.bandwidth, 1, 100_000),
+			compression: values.compression !== 'off',
+		},
 	};
 }
 

@@ -111,10 +111,12 @@ describe('routing and robustness', () => {
 	test('stats count requests per route and the bytes sent', async () => {
 		h.sandbox.resetStats();
 		const asset = h.sandbox.store.assets.all()[0];
-		const list = await h.api.get('/api/assets/v1?limit=3');
-		await h.api.get(`/api/assets/v1/${asset.id}`);
-		await h.api.get(`/api/assets/v1/${asset.id}`);
-		await h.api.get('/nowhere');
+		// uncompressed, so the bytes sent are the JSON's own
+		const identity = { headers: { 'Accept-Encoding': 'identity' } };
+		const list = await h.api.get('/api/assets/v1?limit=3', identity);
+		await h.api.get(`/api/assets/v1/${asset.id}`, identity);
+		await h.api.get(`/api/assets/v1/${asset.id}`, identity);
+		await h.api.get('/nowhere', identity);
 		const stats = h.sandbox.stats();
 		expect(stats.requests).toEqual({
 			'GET /api/assets/v1': 1,

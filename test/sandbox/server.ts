@@ -4,6 +4,7 @@ import { ALL_SCOPES, Authority, type ClientApp } from './auth';
 import { bodyOf, readBody } from './body';
 import { Clock } from './clock';
 import { FaultInjector, faultReply, type FaultKind } from './faults';
+import { Network, type NetworkProfile } from './network';
 import { DataFile, loadDataFile } from './persistence';
 import { Answer, JSON_TYPE, problem, scimError, serverFault, type Reply } from './problems';
 import { Random } from './random';
@@ -39,6 +40,8 @@ export interface SandboxOptions {
 	dataFile?: string;
 	/** The clock for record timestamps (tokens always expire in real time). */
 	now?: () => Date;
+	/** How far away the service seems: latency, bandwidth, compression (default: gzip on request). */
+	network?: NetworkProfile;
 	/** Where internal errors are reported; default: nowhere. */
 	log?: (message: string) => void;
 }
@@ -47,7 +50,7 @@ export interface SandboxStats {
 	/** Requests per route, keyed like `GET /api/assets/v1/{id}`. */
 	requests: Record<string, number>;
 	totalRequests: number;
-	/** Response body bytes sent. */
+	/** Response body bytes sent (compressed, when they were). */
 	bytesSent: number;
 }
 
@@ -107,6 +110,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		Date.now,
 	);
 	const faults = new FaultInjector(seed, options.faults);
+	const network = new Network(options.network);
 	const router = new Router([
 		...assetRoutes({ store, clock }),
 		...contractRoutes({ store, clock }),
@@ -140,23 +144,26 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 			pendingDelays.add(timer);
 		});
 
-	function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
+	async function send(req: IncomingMessage, res: ServerResponse, reply: Reply): Promise<void> {
 		if (res.headersSent || res.destroyed) return;
-		const body = reply.body === undefined ? undefined : JSON.stringify(reply.body);
-		// the service's clock, which is the one a client can compare modification times with
-		const headers: Record<string, string | number> = {
-			Date: clock.now().toUTCString(),
-			...reply.headers,
-		};
-		if (body !== undefined) {
-			headers['Content-Type'] = reply.contentType ?? JSON_TYPE;
-			headers['Content-Length'] = Buffer.byteLength(body);
-			if (req.method !== 'HEAD') stats.bytesSent += Buffer.byteLength(body);
-		}
-		res.writeHead(reply.status, headers);
-		res.end(body);
 		const entry = entries.get(req);
 		if (entry) entry.status = reply.status;
+		const headers: Record<string, string | number> = { ...reply.headers };
+		let body: Buffer | undefined;
+		if (reply.body !== undefined) {
+			const encoded = await network.encode(req, Buffer.from(JSON.stringify(reply.body)));
+			body = encoded.body;
+			Object.assign(headers, encoded.headers);
+			headers['Content-Type'] = reply.contentType ?? JSON_TYPE;
+			headers['Content-Length'] = body.length;
+			if (req.method !== 'HEAD') stats.bytesSent += body.length;
+		}
+		await network.delay();
+		if (res.headersSent || res.destroyed) return;
+		// the service's clock, which is the one a client can compare modification times with
+		headers.Date = clock.now().toUTCString();
+		res.writeHead(reply.status, headers);
+		await network.write(res, req.method === 'HEAD' ? undefined : body);
 	}
 
 	const entries = new WeakMap<IncomingMessage, JournalEntry>();
@@ -217,20 +224,28 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		stats.requests[match.name] = (stats.requests[match.name] ?? 0) + 1;
 		stats.totalRequests++;
 		const entry = remember(req, url);
+		let reply: Reply | undefined;
 		try {
-			const reply = await answer(req, url, match);
-			withBody(req, entry);
-			if (reply) send(req, res, reply);
+			reply = await answer(req, url, match);
 		} catch (error) {
+			if (error instanceof Answer) reply = error.reply;
+			else if (req.destroyed && !req.complete)
+				return; // the client went away mid-body
+			else {
+				log(
+					`internal error on ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`,
+				);
+				reply = serverFault();
+			}
+		} finally {
 			withBody(req, entry);
-			if (error instanceof Answer) return send(req, res, error.reply);
-			if (req.destroyed && !req.complete) return; // the client went away mid-body
-			log(`internal error on ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`);
-			send(req, res, serverFault());
 		}
+		if (reply) await send(req, res, reply);
 	}
 
-	const server = createServer((req, res) => void handle(req, res));
+	const server = createServer((req, res) => {
+		handle(req, res).catch((error: unknown) => log(`could not answer: ${String(error)}`));
+	});
 	await new Promise<void>((resolve, reject) => {
 		server.once('error', reject);
 		server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
