@@ -1,5 +1,6 @@
 import type { JsonObject } from 'n8n-workflow';
 import { isPlainObject } from '../schema/values';
+import { isBodyStream, readText } from './stream';
 
 /** What went wrong with one HTTP call, read from whatever n8n's request helpers threw. */
 export interface Failure {
@@ -62,6 +63,25 @@ function parseBody(data: unknown): unknown {
 		return JSON.parse(data);
 	} catch {
 		return data;
+	}
+}
+
+/**
+ * A failed call made with `encoding: 'stream'` carries its error body as a stream: read it, so
+ * the service's problem details can be shown like any other call's.
+ */
+export async function readStreamBodies(error: unknown): Promise<void> {
+	for (const layer of causes(error)) {
+		const response = layer.response as Record<string, unknown> | undefined;
+		for (const key of ['data', 'body'] as const) {
+			const body = response?.[key];
+			if (!isBodyStream(body)) continue;
+			try {
+				response![key] = await readText(body);
+			} catch {
+				response![key] = undefined;
+			}
+		}
 	}
 }
 

@@ -9,7 +9,8 @@ import {
 	type ILoadOptionsFunctions,
 	type IPollFunctions,
 } from 'n8n-workflow';
-import { readFailure, readProblem, type Failure } from './failure';
+import { readFailure, readProblem, readStreamBodies, type Failure } from './failure';
+import { isBodyStream, nextLinkOf, readJson, type BodyStream } from './stream';
 import { describeFailure } from './messages';
 import { DEFAULT_RETRY, isRetryable, retryDelay, type RetryPolicy } from './retry';
 
@@ -104,6 +105,81 @@ export interface ApiResponse {
 	headers: IDataObject;
 }
 
+interface Call {
+	method: IHttpRequestMethods;
+	url: string;
+	baseUrl: string;
+	options: RequestOptions;
+}
+
+/** The request n8n's helper sends for a call (the body read as JSON, or left as a stream). */
+function requestFor(call: Call, encoding?: 'stream'): IHttpRequestOptions {
+	const request: IHttpRequestOptions = {
+		method: call.method,
+		url: call.url,
+		json: true,
+		returnFullResponse: true,
+	};
+	if (encoding) request.encoding = encoding;
+	if (call.options.qs && Object.keys(call.options.qs).length) request.qs = call.options.qs;
+	if (call.options.body !== undefined) request.body = call.options.body;
+	return request;
+}
+
+async function resolveCall(
+	context: RequestContext,
+	method: IHttpRequestMethods,
+	pathOrUrl: string,
+	options: RequestOptions,
+): Promise<Call> {
+	const baseUrl = await getBaseUrl.call(context);
+	const url = /^https?:\/\//i.test(pathOrUrl)
+		? onBaseOrigin(pathOrUrl, baseUrl)
+		: baseUrl + pathOrUrl;
+	return { method, url, baseUrl, options };
+}
+
+/**
+ * Sends a call through n8n's authenticated request helper until it succeeds or the retry policy
+ * gives up: 429 (honouring Retry-After), 502/503/504 and dropped connections are retried; any
+ * other failure, or one that outlasts the policy, becomes a NodeApiError that says what to do.
+ */
+async function send<T extends { headers?: IDataObject; body?: unknown }>(
+	context: RequestContext,
+	call: Call,
+	encoding?: 'stream',
+): Promise<T> {
+	const retry = call.options.retry ?? DEFAULT_RETRY;
+	let waited = 0;
+	for (let attempt = 1; ; attempt++) {
+		try {
+			return (await context.helpers.httpRequestWithAuthentication.call(
+				context,
+				CREDENTIAL_TYPE,
+				requestFor(call, encoding),
+			)) as T;
+		} catch (error) {
+			await readStreamBodies(error);
+			const failure = readFailure(error, Date.now());
+			const delay = isRetryable(failure) ? retryDelay(failure, attempt, Math.random) : undefined;
+			if (delay === undefined || attempt >= retry.maxAttempts || waited + delay > retry.maxWaitMs) {
+				throw toNodeApiError(context, failure, {
+					...call.options,
+					method: call.method,
+					path: call.url.slice(call.baseUrl.length) || call.url,
+					baseUrl: call.baseUrl,
+					attempts: attempt,
+				});
+			}
+			context.logger.debug(
+				`Stockroom: retrying ${call.method} after ${failure.status ?? failure.code} in ${delay} ms (attempt ${attempt} of ${retry.maxAttempts})`,
+			);
+			waited += delay;
+			await sleep(delay);
+		}
+	}
+}
+
 /** `apiRequest`, also giving the response's headers (the service's clock is in `date`). */
 export async function apiExchange(
 	this: RequestContext,
@@ -111,46 +187,48 @@ export async function apiExchange(
 	pathOrUrl: string,
 	options: RequestOptions,
 ): Promise<ApiResponse> {
-	const baseUrl = await getBaseUrl.call(this);
-	const url = /^https?:\/\//i.test(pathOrUrl)
-		? onBaseOrigin(pathOrUrl, baseUrl)
-		: baseUrl + pathOrUrl;
-	const retry = options.retry ?? DEFAULT_RETRY;
-	let waited = 0;
-	for (let attempt = 1; ; attempt++) {
-		const request: IHttpRequestOptions = { method, url, json: true, returnFullResponse: true };
-		if (options.qs && Object.keys(options.qs).length) request.qs = options.qs;
-		if (options.body !== undefined) request.body = options.body;
-		try {
-			const response = (await this.helpers.httpRequestWithAuthentication.call(
-				this,
-				CREDENTIAL_TYPE,
-				request,
-			)) as { body?: unknown; headers?: IDataObject };
-			const body = response.body;
-			return {
-				body: (typeof body === 'object' && body !== null ? body : {}) as IDataObject,
-				headers: response.headers ?? {},
-			};
-		} catch (error) {
-			const failure = readFailure(error, Date.now());
-			const delay = isRetryable(failure) ? retryDelay(failure, attempt, Math.random) : undefined;
-			if (delay === undefined || attempt >= retry.maxAttempts || waited + delay > retry.maxWaitMs) {
-				throw toNodeApiError(this, failure, {
-					...options,
-					method,
-					path: url.slice(baseUrl.length) || url,
-					baseUrl,
-					attempts: attempt,
-				});
-			}
-			this.logger.debug(
-				`Stockroom: retrying ${method} after ${failure.status ?? failure.code} in ${delay} ms (attempt ${attempt} of ${retry.maxAttempts})`,
-			);
-			waited += delay;
-			await sleep(delay);
-		}
-	}
+	const call = await resolveCall(this, method, pathOrUrl, options);
+	const response = await send<{ body?: unknown; headers?: IDataObject }>(this, call);
+	const body = response.body;
+	return {
+		body: (typeof body === 'object' && body !== null ? body : {}) as IDataObject,
+		headers: response.headers ?? {},
+	};
+}
+
+/** A GET whose headers have arrived and whose body has not been read yet. */
+interface OpenResponse {
+	call: Call;
+	headers: IDataObject;
+	/** The body still to read; already parsed when n8n's helper read it anyway. */
+	body: BodyStream | IDataObject;
+}
+
+/** Starts a GET and resolves as soon as its headers arrive (the body is read later). */
+async function openGet(
+	context: RequestContext,
+	pathOrUrl: string,
+	options: RequestOptions,
+): Promise<OpenResponse> {
+	const call = await resolveCall(context, 'GET', pathOrUrl, options);
+	const { body, headers } = await send<{ body?: unknown; headers?: IDataObject }>(
+		context,
+		call,
+		'stream',
+	);
+	return {
+		call,
+		headers: headers ?? {},
+		body: isBodyStream(body) ? body : ((body ?? {}) as IDataObject),
+	};
+}
+
+/** Drops a response that will not be read (a page fetched ahead that is not needed). */
+function discard(pending: Promise<OpenResponse> | undefined): void {
+	pending?.then(
+		({ body }) => (isBodyStream(body) ? body.destroy() : undefined),
+		() => undefined,
+	);
 }
 
 function toNodeApiError(
@@ -204,9 +282,11 @@ export function headerDate(headers: IDataObject): number | undefined {
 }
 
 /**
- * Reads a list page by page, following the absolute `next` link exactly as the server gives it
- * (it carries the filter and every other parameter); stops when `next` is absent or at `limit`.
- * `path` may itself be a `next` link, to continue an earlier walk.
+ * Reads a list page by page, following the `next` link exactly as the service gives it (it
+ * carries the filter and every other parameter); stops when there is no `next` or at `limit`.
+ * `path` may itself be a `next` link, to continue an earlier walk. The following page is asked
+ * for as soon as a page's headers arrive (its `Link` header names it), so the service prepares it
+ * while this page's body downloads and is read: one page ahead at most, in order, each once.
  */
 export async function* paginate(
 	this: RequestContext,
@@ -216,22 +296,58 @@ export async function* paginate(
 ): AsyncGenerator<ListPage> {
 	const pageSize = Math.min(options.pageSize ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
 	let remaining = options.limit ?? Infinity;
-	let next: string | undefined = path;
-	let query: IDataObject | undefined = qs && { ...qs, limit: Math.min(pageSize, remaining) };
-	while (next !== undefined && remaining > 0) {
-		const { body, headers } = await apiExchange.call(this, 'GET', next, {
-			qs: query,
-			operation: options.operation,
-			itemIndex: options.itemIndex,
-			retry: options.retry,
-		});
-		const page = body as { results?: IDataObject[]; next?: string };
-		const records = (page.results ?? []).slice(0, remaining);
-		remaining -= records.length;
-		next = typeof page.next === 'string' && page.next ? page.next : undefined;
-		yield { records, next, answeredAt: headerDate(headers) };
-		query = undefined;
-		if (next !== undefined && options.shouldContinue && !options.shouldContinue()) return;
+	/** The most records one page can bring: the `limit` of the first request, kept in every link. */
+	const perPage = Math.min(pageSize, remaining);
+	const request = (query?: IDataObject): RequestOptions => ({
+		qs: query,
+		operation: options.operation,
+		itemIndex: options.itemIndex,
+		retry: options.retry,
+	});
+	const wantsMore = () =>
+		remaining > perPage && (!options.shouldContinue || options.shouldContinue());
+	let pending: Promise<OpenResponse> | undefined = openGet(
+		this,
+		path,
+		request(qs && { ...qs, limit: perPage }),
+	);
+	try {
+		while (pending) {
+			const response: OpenResponse = await pending;
+			pending = undefined;
+			const link = nextLinkOf(response.headers);
+			let ahead = link !== undefined && wantsMore() ? openGet(this, link, request()) : undefined;
+			let page: { results?: IDataObject[]; next?: string };
+			let headers = response.headers;
+			try {
+				page = isBodyStream(response.body) ? await readJson(response.body) : response.body;
+			} catch {
+				// the connection dropped while the body came: ask for this page again, in order
+				discard(ahead);
+				ahead = undefined;
+				({ body: page, headers } = await apiExchange.call(
+					this,
+					'GET',
+					response.call.url,
+					response.call.options,
+				));
+			}
+			const records = (page.results ?? []).slice(0, remaining);
+			remaining -= records.length;
+			const next = typeof page.next === 'string' && page.next ? page.next : undefined;
+			if (ahead && next !== link) {
+				discard(ahead);
+				ahead = undefined;
+			}
+			// kept where `finally` finds it, should the reader stop here
+			pending = ahead;
+			yield { records, next, answeredAt: headerDate(headers) };
+			if (next === undefined || remaining <= 0) return;
+			if (options.shouldContinue && !options.shouldContinue()) return;
+			pending ??= openGet(this, next, request());
+		}
+	} finally {
+		discard(pending);
 	}
 }
 
