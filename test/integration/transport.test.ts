@@ -205,6 +205,66 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 	});
 });
 
+describe('Return All asks for the next page while it reads the current one', () => {
+	let sandbox: Sandbox;
+	beforeAll(async () => {
+		// uncompressed pages of 100 on an 8 Mbit/s link take about 100 ms each to arrive, well over
+		// what asking for a page costs the client, so a page asked for ahead arrives while one is read
+		sandbox = await createSandbox({
+			records: 1_050,
+			network: { bandwidthMbit: 8, compression: false },
+		});
+	});
+	afterAll(() => sandbox.close());
+	beforeEach(() => {
+		sandbox.setFaults('');
+		sandbox.resetStats();
+	});
+	// pages of 100 (the default is the service's largest, 1,000), so a walk has several
+	const listAllByHundreds = { ...listAll, options: { pageSize: 100 } };
+	const listRequests = () => sandbox.stats().requests['GET /api/assets/v1'] ?? 0;
+	const idsOf = (items: Array<{ json: IDataObject }>) => items.map(({ json }) => json.id);
+	const storedIds = () => sandbox.store.assets.all().map(({ id }) => id);
+
+	test('every record once and in order; one page ahead at most, one request per page', async () => {
+		const pages = Math.ceil(sandbox.store.assets.size / 100);
+		const [items] = await runNode(node, {
+			parameters: listAllByHundreds,
+			credential: sandboxCredential(sandbox),
+		});
+		expect(idsOf(items)).toEqual(storedIds());
+		expect(listRequests()).toBe(pages);
+		// the page being read and the one asked for ahead of it; never a third
+		expect(sandbox.stats().maxInFlight).toBe(2);
+	});
+
+	test('a page cut mid-body is asked for again, after the page fetched ahead is dropped', async () => {
+		sandbox.failNext(1, 'cut', 2);
+		sandbox.failNext(1, '503', 1);
+		sandbox.failNext(1, 'reset', 2);
+		sandbox.failNext(1, 'cut', 1);
+		const [items] = await runNode(node, {
+			parameters: listAllByHundreds,
+			credential: sandboxCredential(sandbox),
+		});
+		expect(idsOf(items)).toEqual(storedIds());
+		expect(sandbox.stats().maxInFlight).toBeLessThanOrEqual(2);
+	});
+
+	test.each([
+		[100, 1],
+		[250, 3],
+		[1_000, 10],
+	])('a limit of %i reads %i pages, none beyond', async (limit, pages) => {
+		const [items] = await runNode(node, {
+			parameters: { operation: 'getAll', returnAll: false, limit, options: { pageSize: 100 } },
+			credential: sandboxCredential(sandbox),
+		});
+		expect(idsOf(items)).toEqual(storedIds().slice(0, limit));
+		expect(listRequests()).toBe(pages);
+	});
+});
+
 describe('base URLs', () => {
 	test.each([
 		['https://api.example.com/', 'https://api.example.com'],

@@ -43,6 +43,49 @@ describe('faults', () => {
 		expect((await h.api.get('/api/assets/v1')).status).toBe(200);
 	});
 
+	test('cut sends the status, headers and half of the body, then drops the connection', async () => {
+		h.sandbox.failNext(1, 'cut');
+		const response = await fetch(`${h.sandbox.url}/api/assets/v1?limit=2`, {
+			headers: { Authorization: `Bearer ${h.sandbox.token()}`, 'Accept-Encoding': 'identity' },
+		});
+		expect(response.status).toBe(200);
+		expect(response.headers.get('link')).toMatch(/rel="next"/);
+		const length = Number(response.headers.get('content-length'));
+		const reader = response.body!.getReader();
+		let received = 0;
+		const failure = await (async () => {
+			for (;;) {
+				const { done, value } = await reader.read();
+				if (done) return undefined;
+				received += value.length;
+			}
+		})().catch((error: Error) => error);
+		expect(failure?.message).toMatch(/terminated/);
+		expect(received).toBe(Math.floor(length / 2));
+		expect((await h.api.get('/api/assets/v1?limit=1')).status).toBe(200);
+	});
+
+	test('a cut write has taken effect, though its answer never arrives whole', async () => {
+		h.sandbox.failNext(1, 'cut');
+		const externalId = `cut-write-${Date.now()}`;
+		const sent = fetch(`${h.sandbox.url}/api/assets/v1`, {
+			method: 'PUT',
+			headers: {
+				Authorization: `Bearer ${h.sandbox.token()}`,
+				'Content-Type': 'application/json',
+			},
+			body: JSON.stringify({
+				externalId,
+				deviceName: 'cut',
+				status: 'New',
+				hardwareVendor: 'x',
+				assetType: 'x',
+			}),
+		}).then((response) => response.text());
+		await expect(sent).rejects.toThrow(/terminated/);
+		expect(h.sandbox.store.assets.findByExternalId(externalId)).toBeDefined();
+	});
+
 	test('a forced fault can wait for a number of calls to pass first', async () => {
 		h.sandbox.failNext(1, '503', 2);
 		expect((await h.api.get('/api/assets/v1?limit=1')).status).toBe(200);

@@ -1,7 +1,11 @@
 import { problem, serverFault, type Reply } from './problems';
 import { Random } from './random';
 
-export const FAULT_KINDS = ['429', '500', '502', '503', '504', 'reset', 'slow'] as const;
+/**
+ * `reset` drops the connection before answering; `cut` answers (the call takes effect) but drops
+ * the connection half-way through the body; `slow` answers after a pause.
+ */
+export const FAULT_KINDS = ['429', '500', '502', '503', '504', 'reset', 'cut', 'slow'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export type FaultRates = ReadonlyArray<readonly [FaultKind, number]>;
@@ -79,7 +83,7 @@ export class FaultInjector {
 }
 
 /** The answer to a call that fails with a status fault. */
-export function faultReply(kind: Exclude<FaultKind, 'reset' | 'slow'>): Reply {
+export function faultReply(kind: Exclude<FaultKind, 'reset' | 'cut' | 'slow'>): Reply {
 	if (kind !== '429') return serverFault(Number(kind));
 	const detail = 'Rate limit exceeded; retry after 1 second.';
 	return problem(429, { detail }, { 'Retry-After': '1' });

@@ -128,6 +128,11 @@ describe('routing and robustness', () => {
 			Buffer.byteLength(JSON.stringify(list.data)) + 2 * Buffer.byteLength(JSON.stringify(asset)),
 		);
 		h.sandbox.resetStats();
-		expect(h.sandbox.stats()).toEqual({ requests: {}, totalRequests: 0, bytesSent: 0 });
+		expect(h.sandbox.stats()).toEqual({
+			requests: {},
+			totalRequests: 0,
+			bytesSent: 0,
+			maxInFlight: 0,
+		});
 	});
 });

@@ -52,6 +52,8 @@ export interface SandboxStats {
 	totalRequests: number;
 	/** Response body bytes sent (compressed, when they were). */
 	bytesSent: number;
+	/** The most API and token requests the sandbox was answering at one time. */
+	maxInFlight: number;
 }
 
 /** One request as the sandbox received it (the journal keeps the last 1,000). */
@@ -131,7 +133,16 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		await dataFile.flush();
 	}
 
-	let stats: SandboxStats = { requests: {}, totalRequests: 0, bytesSent: 0 };
+	const emptyStats = (): SandboxStats => ({
+		requests: {},
+		totalRequests: 0,
+		bytesSent: 0,
+		maxInFlight: 0,
+	});
+	let stats = emptyStats();
+	let inFlight = 0;
+	/** Requests whose answer is cut half-way through its body (the `cut` fault). */
+	const cutShort = new WeakSet<IncomingMessage>();
 	let journal: JournalEntry[] = [];
 	const JOURNAL_SIZE = 1000;
 	const pendingDelays = new Set<NodeJS.Timeout>();
@@ -163,6 +174,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		// the service's clock, which is the one a client can compare modification times with
 		headers.Date = clock.now().toUTCString();
 		res.writeHead(reply.status, headers);
+		if (cutShort.has(req) && body && req.method !== 'HEAD') {
+			res.write(body.subarray(0, Math.floor(body.length / 2)), () => req.socket.destroy());
+			return;
+		}
 		await network.write(res, req.method === 'HEAD' ? undefined : body);
 	}
 
@@ -198,7 +213,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 				req.socket.destroy();
 				return undefined;
 			}
-			if (fault === 'slow') await delay(faults.slowDelay());
+			if (fault === 'cut') cutShort.add(req);
+			else if (fault === 'slow') await delay(faults.slowDelay());
 			else if (fault) return faultReply(fault);
 		}
 		if (match.kind === 'none') {
@@ -223,6 +239,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		const match = router.match(req.method ?? 'GET', url.pathname);
 		stats.requests[match.name] = (stats.requests[match.name] ?? 0) + 1;
 		stats.totalRequests++;
+		stats.maxInFlight = Math.max(stats.maxInFlight, ++inFlight);
+		res.once('close', () => inFlight--);
 		const entry = remember(req, url);
 		let reply: Reply | undefined;
 		try {
@@ -267,7 +285,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		},
 		stats: () => structuredClone(stats),
 		resetStats: () => {
-			stats = { requests: {}, totalRequests: 0, bytesSent: 0 };
+			stats = emptyStats();
 			journal = [];
 		},
 		journal: () => structuredClone(journal),
@@ -277,7 +295,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		reset: () => {
 			store.load(seeded());
 			faults.clear();
-			stats = { requests: {}, totalRequests: 0, bytesSent: 0 };
+			stats = emptyStats();
 			journal = [];
 		},
 		close: async () => {
