@@ -251,6 +251,6 @@ async function stopN8n(home: N8nHome, server: N8nServer): Promise<void> {
 	try {
 		await server.stop();
 	} finally {
-		home.dispose();
+		await home.dispose();
 	}
 }

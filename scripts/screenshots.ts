@@ -303,7 +303,7 @@ async function main(): Promise<void> {
 		}
 	} finally {
 		rmSync(profile, { recursive: true, force: true });
-		home.dispose();
+		await home.dispose();
 		await sandbox.close();
 	}
 	console.log(`Screenshots saved in docs/ (${Math.round((Date.now() - started) / 1000)} s)`);

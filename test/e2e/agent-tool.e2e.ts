@@ -115,7 +115,7 @@ describe('the nodes as an AI agent’s tools in real n8n', () => {
 
 	afterAll(async () => {
 		await server?.stop();
-		home?.dispose();
+		await home?.dispose();
 		await sandbox?.close();
 	});
 

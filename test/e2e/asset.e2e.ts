@@ -257,7 +257,7 @@ describe('Stockroom Asset in real n8n', () => {
 	});
 
 	afterAll(async () => {
-		home?.dispose();
+		await home?.dispose();
 		await sandbox?.close();
 	});
 

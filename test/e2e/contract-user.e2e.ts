@@ -218,7 +218,7 @@ describe('Stockroom Contract and User in real n8n', () => {
 	});
 
 	afterAll(async () => {
-		home?.dispose();
+		await home?.dispose();
 		await sandbox?.close();
 	});
 

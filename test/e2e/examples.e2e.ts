@@ -44,7 +44,7 @@ describe('the examples in real n8n, against the demo sandbox', () => {
 	});
 
 	afterAll(async () => {
-		home?.dispose();
+		await home?.dispose();
 		await sandbox?.close();
 	});
 

@@ -51,7 +51,7 @@ describe('the credential and the editor’s lists in real n8n', () => {
 	});
 
 	afterAll(async () => {
-		home?.dispose();
+		await home?.dispose();
 		await sandbox?.close();
 	});
 

@@ -16,11 +16,21 @@ import {
 	type StockroomCredential,
 	type WorkflowJson,
 } from './cli';
+import type { WorkflowRun } from './runData';
 import { queryDb } from './db';
-import { readExecutions, waitForExecution } from './executions';
+import { HarnessError } from './errors';
+import { isFinished, readExecutions, type StoredExecution } from './executions';
+import { waitFor } from './net';
 import { installPackage } from './package';
 import { cacheDir, N8N_VERSION } from './paths';
-import { startN8n, type StartOptions } from './server';
+import {
+	readQueueExecutions,
+	startQueueServices,
+	startWorker,
+	type N8nWorker,
+	type QueueServices,
+} from './queue';
+import { startN8n, type N8nServer, type StartOptions } from './server';
 
 /** Fixed, so a kept user folder (npm start) and its template always decrypt. */
 export const ENCRYPTION_KEY = 'stockroom-local-only-encryption-key';
@@ -73,7 +83,41 @@ export interface HomeOptions {
 	withPackage?: boolean;
 	/** Extra environment for every n8n process of this folder. */
 	env?: Record<string, string>;
+	/**
+	 * Queue mode (Redis, Postgres, a main and workers) instead of one process with SQLite. Default:
+	 * on when STOCKROOM_E2E_QUEUE=1 (`npm run e2e:queue`), so the same suites run both ways.
+	 */
+	queue?: boolean;
+	/** Durable poller cursors; default: on when STOCKROOM_E2E_DURABLE_CURSORS=1. */
+	durableCursors?: boolean;
 }
+
+/** Main hands manual runs to the workers too (n8n 3 will always do so). */
+const QUEUE_MAIN_ENV = { OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true' };
+
+/**
+ * n8n 2.36+ can keep each poller's cursor (its static data) in its own table, committed with the
+ * execution a poll starts and after every poll that emits nothing. It needs the durable scheduler.
+ */
+const DURABLE_CURSORS_ENV = {
+	N8N_SCHEDULER_ENABLED: 'true',
+	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
+	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
+	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+};
+
+/** Where workflows run in queue mode: the main instance and its workers. */
+export interface QueueRuntime {
+	services: QueueServices;
+	main?: N8nServer;
+	/** The workers running now. */
+	workers: N8nWorker[];
+	/** Every worker started, stopped ones included: which one ran an execution. */
+	started: N8nWorker[];
+}
+
+/** A run in queue mode also says which worker carried it out. */
+export type QueueRun = StoredExecution & { worker?: string };
 
 /** One n8n user folder and everything tests do with it. */
 export class N8nHome implements N8nEnvironment {
@@ -81,6 +125,8 @@ export class N8nHome implements N8nEnvironment {
 		readonly userFolder: string,
 		readonly env: NodeJS.ProcessEnv,
 		private readonly temporary: boolean,
+		/** Set in queue mode. */
+		readonly queue?: QueueRuntime,
 	) {}
 
 	get dbPath(): string {
@@ -107,46 +153,136 @@ export class N8nHome implements N8nEnvironment {
 		return importWorkflows(this, workflows);
 	}
 
-	executeWorkflow(id: string) {
-		return executeWorkflow(this, id);
+	/**
+	 * Runs a workflow from its Manual Trigger: `n8n execute` in one process; in queue mode through
+	 * the main instance, which hands the run to a worker (main and workers start on first use).
+	 */
+	async executeWorkflow(id: string): Promise<WorkflowRun | QueueRun> {
+		if (!this.queue) return await executeWorkflow(this, id);
+		const { main } = await this.startQueue();
+		const [{ nodes }] = this.queue.services.query<{ nodes: Array<{ name: string; type: string }> }>(
+			`SELECT nodes FROM workflow_entity WHERE id = '${id}'`,
+		);
+		const trigger = nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
+		if (!trigger) throw new HarnessError(`workflow ${id} has no Manual Trigger to run it from`);
+		const { executionId } = await main.rest.request<{ executionId: string }>(
+			'POST',
+			`/rest/workflows/${id}/run`,
+			{ triggerToStartFrom: { name: trigger.name } },
+		);
+		const run = await this.waitForExecution(executionId, 180_000);
+		// the point of queue mode: main hands every run to a worker
+		if (!run.worker) throw new HarnessError(`run ${executionId} was not carried out by a worker`);
+		return run;
 	}
 
 	publishWorkflow(id: string) {
 		return publishWorkflow(this, id);
 	}
 
-	start(options?: StartOptions) {
-		return startN8n(this, options);
+	/** Queue mode: the main instance (offloading manual runs) and `workers` workers, once. */
+	async startQueue(workers = 2): Promise<{ main: N8nServer; workers: N8nWorker[] }> {
+		const queue = this.queue;
+		if (!queue) throw new HarnessError('not a queue-mode installation');
+		queue.main ??= await startN8n(this, { env: QUEUE_MAIN_ENV });
+		for (let index = queue.workers.length; index < workers; index++) {
+			const taken = new Set(queue.workers.map((worker) => worker.name));
+			let number = 1;
+			while (taken.has(`worker-${number}`)) number++;
+			const worker = await startWorker(this, `worker-${number}`);
+			queue.workers.push(worker);
+			queue.started.push(worker);
+		}
+		return { main: queue.main, workers: queue.workers };
 	}
 
-	readExecutions(filter?: { workflowId?: string }) {
-		return readExecutions(this.dbPath, filter);
+	/**
+	 * `n8n start`; in queue mode the main instance, with two workers running beside it (started
+	 * once, kept across restarts of main) so its executions run.
+	 */
+	async start(options?: StartOptions): Promise<N8nServer> {
+		if (!this.queue) return await startN8n(this, options);
+		const main = await startN8n(this, { ...options, env: { ...QUEUE_MAIN_ENV, ...options?.env } });
+		this.queue.main = main;
+		await this.startQueue();
+		return main;
 	}
 
-	waitForExecution(id: string, timeoutMs?: number) {
-		return waitForExecution(this.dbPath, id, timeoutMs);
+	/** Stored executions, oldest first; in queue mode each says which worker ran it. */
+	readExecutions(filter: { workflowId?: string } = {}): QueueRun[] {
+		if (!this.queue) return readExecutions(this.dbPath, filter);
+		const executions = readQueueExecutions(this.queue.services, filter.workflowId);
+		const ranBy = new Map<string, string>();
+		for (const worker of this.queue.started) {
+			for (const id of worker.startedExecutions()) ranBy.set(id, worker.name);
+		}
+		return executions.map((execution) => {
+			const worker = ranBy.get(execution.id);
+			return worker ? { ...execution, worker } : execution;
+		});
+	}
+
+	/** An execution once it has finished (whatever its status); a HarnessError after `timeoutMs`. */
+	async waitForExecution(id: string, timeoutMs = 30_000): Promise<QueueRun> {
+		return await waitFor(
+			`execution ${id} to finish`,
+			() => {
+				const execution = this.readExecutions().find((candidate) => candidate.id === id);
+				return execution && isFinished(execution) ? execution : undefined;
+			},
+			timeoutMs,
+		);
+	}
+
+	/** Rows of n8n's database, SQLite or (queue mode) Postgres; `sql` quotes camelCase columns. */
+	private rows<T>(sql: string): T[] {
+		return this.queue ? this.queue.services.query<T>(sql) : queryDb<T>(this.dbPath, sql);
 	}
 
 	/** A workflow's static data as n8n last saved it (trigger state), parsed. */
 	staticData(workflowId: string): Record<string, unknown> {
-		const [row] = queryDb<{ staticData: string | null }>(
-			this.dbPath,
-			'SELECT staticData FROM workflow_entity WHERE id = ?',
-			workflowId,
+		const [row] = this.rows<{ staticData: unknown }>(
+			`SELECT "staticData" FROM workflow_entity WHERE id = '${workflowId.replace(/'/g, "''")}'`,
 		);
-		return row?.staticData ? (JSON.parse(row.staticData) as Record<string, unknown>) : {};
+		const data = row?.staticData;
+		if (!data) return {};
+		return (typeof data === 'string' ? JSON.parse(data) : data) as Record<string, unknown>;
+	}
+
+	/** Whether n8n keeps poller cursors in their own table (durable cursors). */
+	get durableCursors(): boolean {
+		return this.env.N8N_POLLER_DURABLE_CURSORS_ENABLED === 'true';
+	}
+
+	/** A workflow's durable poller cursors (durable cursors only), by node id. */
+	pollerCursors(workflowId: string): Record<string, unknown> {
+		const rows = this.rows<{ nodeId: string; cursor: unknown }>(
+			`SELECT "nodeId", cursor FROM poller_state WHERE "workflowId" = '${workflowId.replace(/'/g, "''")}'`,
+		);
+		return Object.fromEntries(
+			rows.map(({ nodeId, cursor }) => [
+				nodeId,
+				typeof cursor === 'string' ? (JSON.parse(cursor) as unknown) : cursor,
+			]),
+		);
 	}
 
 	workflows(): Array<{ id: string; name: string }> {
-		return queryDb(this.dbPath, 'SELECT id, name FROM workflow_entity');
+		return this.rows('SELECT id, name FROM workflow_entity');
 	}
 
 	credentials(): Array<{ id: string; name: string; type: string }> {
-		return queryDb(this.dbPath, 'SELECT id, name, type FROM credentials_entity');
+		return this.rows('SELECT id, name, type FROM credentials_entity');
 	}
 
-	/** Removes a temporary folder (a kept one stays). */
-	dispose(): void {
+	/** Stops what queue mode started and removes a temporary folder (a kept one stays). */
+	async dispose(): Promise<void> {
+		if (this.queue) {
+			const { services, main, workers } = this.queue;
+			await Promise.allSettled(workers.map((worker) => worker.stop()));
+			await main?.stop().catch(() => undefined);
+			await services.stop();
+		}
 		if (this.temporary) rmSync(this.userFolder, { recursive: true, force: true });
 	}
 }
@@ -155,9 +291,19 @@ export class N8nHome implements N8nEnvironment {
 export async function createN8nHome(options: HomeOptions = {}): Promise<N8nHome> {
 	const temporary = options.folder === undefined;
 	const userFolder = options.folder ?? mkdtempSync(path.join(tmpdir(), 'stockroom-n8n-'));
+	const queue = options.queue ?? process.env.STOCKROOM_E2E_QUEUE === '1';
+	const durable = options.durableCursors ?? process.env.STOCKROOM_E2E_DURABLE_CURSORS === '1';
+	const extra = { ...(durable ? DURABLE_CURSORS_ENV : {}), ...options.env };
+	if (queue) {
+		// n8n migrates the Postgres database at its first command
+		if (options.withPackage !== false) installPackage(userFolder);
+		const services = await startQueueServices();
+		const env = n8nEnv(userFolder, { ...services.env, ...extra });
+		return new N8nHome(userFolder, env, temporary, { services, workers: [], started: [] });
+	}
 	if (!existsSync(path.join(userFolder, '.n8n', 'database.sqlite'))) {
 		cpSync(await migratedTemplate(), userFolder, { recursive: true });
 	}
 	if (options.withPackage !== false) installPackage(userFolder);
-	return new N8nHome(userFolder, n8nEnv(userFolder, options.env ?? {}), temporary);
+	return new N8nHome(userFolder, n8nEnv(userFolder, extra), temporary);
 }

@@ -11,3 +11,4 @@ export * from './rest';
 export * from './runData';
 export * from './server';
 export * from './workflow';
+export * from './queue';
