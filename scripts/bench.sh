@@ -6,6 +6,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here/.."
 source scripts/node24.sh
 source scripts/deps.sh || exit 1
+# the queue-mode figure runs n8n with Redis and Postgres
+source scripts/queue-deps.sh
 
 npm run -s build >&2
 npm run -s build:dev >&2

@@ -9,13 +9,7 @@ cd "$here/.."
 source scripts/node24.sh
 source scripts/deps.sh || exit 1
 
-if [ ! -x /usr/bin/redis-server ] || [ ! -x /usr/lib/postgresql/15/bin/initdb ]; then
-	echo "Installing redis-server and postgresql from Debian (about 15 s)..." >&2
-	if [ "$(id -u)" -ne 0 ]; then echo "queue mode needs root to install them" >&2; echo "0 passed, 1 failed"; exit 1; fi
-	(apt-get install -y -q redis-server postgresql >/dev/null 2>&1 ||
-		{ apt-get update -q >/dev/null 2>&1 && apt-get install -y -q redis-server postgresql >/dev/null; }) ||
-		{ echo "could not install redis-server and postgresql" >&2; echo "0 passed, 1 failed"; exit 1; }
-fi
+source scripts/queue-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
 
 npm run -s build || exit 1
 bash scripts/n8n-install.sh > /dev/null || exit 1
