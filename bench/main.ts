@@ -6,7 +6,7 @@
  * they fail when a side computes a wrong answer or the harness breaks. n8n's log and the hook's
  * records of each run stay in bench/.runs/<full|quick>/.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -16,11 +16,24 @@ import { createSandbox, type Sandbox } from '../test/sandbox/server';
 import { THREE_CONDITIONS, threeConditionText } from './filters';
 import { filterFigures, sandboxFigures } from './inProcess';
 import { N8nBench, type RunResult } from './n8nBench';
+import { queueFigures } from './queue';
 import { SandboxProcess } from './sandboxProcess';
-import { listAllRatio, renderResults, type Comparison, type Machine } from './report';
-import { mb, ms } from './stats';
+import { floorFigures } from './floor';
+import { summarizeProfile } from './profile';
+import {
+	keyFigures,
+	renderResults,
+	type Comparison,
+	type KeyFigures,
+	type Machine,
+	type Results,
+} from './report';
+import { mb, ms, ratio } from './stats';
 import { triggerCost } from './trigger';
 import { assetList, assetUpsert, httpList, httpUpsert } from './workflows';
+
+/** A service far away: 40 ms before every answer, one 100 Mbit/s link. */
+const REMOTE = { latencyMs: 40, bandwidthMbit: 100 };
 
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -74,12 +87,13 @@ async function compare(
 	pairs: number,
 	check: (run: RunResult) => void,
 	body?: unknown,
-): Promise<Pick<Comparison, 'title' | 'a' | 'b'>> {
+	sandbox?: Sandbox,
+): Promise<Pick<Comparison, 'key' | 'title' | 'a' | 'b'>> {
 	const a: RunResult[] = [];
 	const b: RunResult[] = [];
 	for (let pair = 0; pair <= pairs; pair++) {
-		const runA = await bench.run(urlA, body, `${key}-A-${pair}`);
-		const runB = await bench.run(urlB, body, `${key}-B-${pair}`);
+		const runA = await bench.run(urlA, body, `${key}-A-${pair}`, sandbox);
+		const runB = await bench.run(urlB, body, `${key}-B-${pair}`, sandbox);
 		check(runA);
 		check(runB);
 		if (pair > 0) {
@@ -92,7 +106,7 @@ async function compare(
 				`peak RSS ${mb(runA.peakRssBytes)} / ${mb(runB.peakRssBytes)})`,
 		);
 	}
-	return { title, a, b };
+	return { key, title, a, b };
 }
 
 function expectCount(what: string, expected: number) {
@@ -121,6 +135,7 @@ async function main() {
 	// the machine's noise comes in bursts of seconds: more pairs where a run takes seconds
 	const listPairs = quick ? 5 : 11;
 	const upsertPairs = quick ? 5 : 7;
+	const remotePairs = quick ? 3 : 5;
 	const workDir = path.join(repoRoot, 'bench', '.runs', quick ? 'quick' : 'full');
 	rmSync(workDir, { recursive: true, force: true });
 	mkdirSync(workDir, { recursive: true });
@@ -137,10 +152,14 @@ async function main() {
 		sandboxProcess.stop(),
 	);
 
+	// the same data behind the network of a service far away
+	const remote = await createSandbox({ records, seed: 1, network: REMOTE });
+
 	progress('starting n8n');
 	const comparisons: Comparison[] = [];
-	const profiles = values['cpu-prof'] ? path.join(workDir, 'profiles') : undefined;
-	const bench = await N8nBench.start(sandbox, workDir, profiles);
+	const profiles: Results['profiles'] = [];
+	const profileDir = values['cpu-prof'] ? path.join(workDir, 'profiles') : undefined;
+	const bench = await N8nBench.start(sandbox, workDir, profileDir);
 	try {
 		const { credential } = bench;
 		const deploy = async (a: WorkflowJson, b: WorkflowJson): Promise<[string, string]> => [
@@ -197,10 +216,48 @@ async function main() {
 			aNodes: ['Asset node'],
 			bNodes: ['HTTP Request'],
 		});
+		progress('a remote service: 40 ms per request, 100 Mbit/s');
+		const remoteCredential = await bench.addCredential(remote, 'Stockroom remote sandbox');
+		const remoteList = await deploy(
+			assetList('remote-list-asset', remoteCredential),
+			httpList('remote-list-http', remoteCredential, remote.url),
+		);
+		comparisons.push({
+			...(await compare(
+				bench,
+				['remote', `List all ${records.toLocaleString('en-US')} assets, remote service`],
+				remoteList,
+				remotePairs,
+				expectCount('remote list all', records),
+				undefined,
+				remote,
+			)),
+			...listing,
+		});
+
+		progress('CPU profiles of one list-all run on each side');
+		profiles.push(
+			{
+				side: 'A: Asset node',
+				...summarizeProfile(await bench.profile(listAll[0], 'profile-list-asset')),
+			},
+			{
+				side: 'B: HTTP Request node',
+				...summarizeProfile(await bench.profile(listAll[1], 'profile-list-http')),
+			},
+		);
 	} finally {
 		await bench.stop();
-		await sandbox.close();
+		await remote.close();
 	}
+
+	progress('the floor: a plain fetch loop over the same pages');
+	const floor = await floorFigures(sandbox, quick ? 3 : 5);
+
+	progress('queue mode: the same workflows run by workers');
+	const queue = await queueFigures(sandbox, { items: upsertItems(sandbox, upserts) }, 3).finally(
+		() => sandbox.close(),
+	);
 
 	progress('trigger cost');
 	const polls = await triggerCost([records / 10, records], changes);
@@ -210,26 +267,42 @@ async function main() {
 		machine: machine(),
 		records,
 		contracts: sandbox.store.contracts.size,
-		pairs: { list: listPairs, upserts: upsertPairs },
+		pairs: { list: listPairs, upserts: upsertPairs, remote: remotePairs },
+		remote: REMOTE,
+		floor,
+		profiles,
 		durationMs: performance.now() - started,
 		filterText,
 		comparisons,
 		polls,
+		queue,
 		filter,
 		sandbox: sandboxResults,
 	};
-	const markdown = renderResults(results);
-	const ratio = listAllRatio(results).toFixed(2);
-	const finalLine = `list-all ratio (asset node / HTTP Request node): ${ratio}`;
+	const jsonFile = path.join(repoRoot, 'bench', 'results.json');
+	const previous =
+		!quick && existsSync(jsonFile)
+			? (JSON.parse(readFileSync(jsonFile, 'utf8')) as KeyFigures)
+			: undefined;
+	const figures = keyFigures(results);
+	const markdown = renderResults(results, previous);
+	const finalLines = [
+		`remote list-all ratio (asset node / HTTP Request node): ${ratio(figures.remoteListAllRatio)}`,
+		`list-all CPU ratio (asset node / HTTP Request node): ${ratio(figures.listAllCpuRatio)}`,
+		`list-all ratio (asset node / HTTP Request node): ${ratio(figures.listAllRatio)}`,
+	].join('\n');
 	const file = quick
 		? path.join(repoRoot, 'bench', '.runs', 'results-quick.md')
 		: path.join(repoRoot, 'bench', 'results.md');
-	writeFileSync(file, `${markdown}\n${finalLine}\n`);
+	writeFileSync(file, `${markdown}\n${finalLines}\n`);
+	if (!quick) writeFileSync(jsonFile, `${JSON.stringify(figures, null, '\t')}\n`);
 	progress(`written to ${path.relative(repoRoot, file)}`);
-	process.stdout.write(`${markdown}\n${finalLine}\n`);
+	process.stdout.write(`${markdown}\n${finalLines}\n`);
 }
 
 main().catch((error: unknown) => {
-	process.stderr.write(`[bench] failed: ${(error as Error).stack ?? String(error)}\n`);
+	process.stderr.write(
+		`[bench] failed: ${(error as Error).stack ?? String(error)}${(error as Error).cause ? `\ncaused by: ${String((error as Error).cause)}` : ''}\n`,
+	);
 	process.exit(1);
 });

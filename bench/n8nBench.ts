@@ -149,13 +149,18 @@ export class N8nBench {
 	}
 
 	/** Runs a deployed workflow once and measures it; `label` names its CPU profile. */
-	async run(webhookUrl: string, body: unknown = {}, label = 'run'): Promise<RunResult> {
+	async run(
+		webhookUrl: string,
+		body: unknown = {},
+		label = 'run',
+		sandbox = this.sandbox,
+	): Promise<RunResult> {
 		await this.collectGarbage();
 		this.lastLabel = label;
 		const { pid } = this.server;
 		writeFileSync(`/proc/${pid}/clear_refs`, '5'); // resets VmHWM to the current RSS
 		const startRssBytes = readStatus(pid, 'VmRSS');
-		this.sandbox.resetStats();
+		sandbox.resetStats();
 		this.traffic.reset();
 		const n8nCpuBefore = cpuMs(pid);
 		const sandboxCpuBefore = process.cpuUsage();
@@ -177,9 +182,9 @@ export class N8nBench {
 		const peakRssBytes = readStatus(pid, 'VmHWM');
 		const n8nCpuMs = cpuMs(pid) - n8nCpuBefore;
 		const sandboxCpu = process.cpuUsage(sandboxCpuBefore);
-		const stats = this.sandbox.stats();
+		const stats = sandbox.stats();
 		const requests = requestCounts(stats);
-		const gets = this.sandbox.journal().filter((entry) => entry.method === 'GET');
+		const gets = sandbox.journal().filter((entry) => entry.method === 'GET');
 		const pageLimits = gets.map((entry) => Number(entry.query.limit));
 		const filters = [...new Set(gets.flatMap((entry) => entry.query.filter ?? []))];
 		return {
@@ -204,6 +209,27 @@ export class N8nBench {
 		};
 	}
 
+	/**
+	 * Runs a deployed workflow once with n8n's CPU profiler on; returns the profile's file (in the
+	 * profile folder, or beside the hook's log).
+	 */
+	async profile(webhookUrl: string, label: string, body?: unknown): Promise<string> {
+		writeFileSync(`${this.logFile}.profile-next`, '');
+		await this.run(webhookUrl, body, label);
+		await this.collectGarbage(); // writes the profile
+		return path.join(this.profileDir ?? path.dirname(this.logFile), `${label}.cpuprofile`);
+	}
+
+	/** A credential for another sandbox (e.g. one behind a network profile). */
+	async addCredential(sandbox: Sandbox, name: string): Promise<CredentialRef> {
+		const id = await this.server.rest.createCredential({
+			name,
+			type: CREDENTIAL_TYPE,
+			data: sandboxCredentialInput(sandbox),
+		});
+		return { id, name };
+	}
+
 	async stop(): Promise<void> {
 		try {
 			if (this.profileDir) await this.collectGarbage(); // writes the last run's profile
@@ -220,8 +246,9 @@ export class N8nBench {
 		process.kill(this.server.pid, 'SIGUSR2');
 		const record = await this.nextLine((line): line is GcRecord => 'gc' in line);
 		if (record.error) throw new HarnessError(`n8n's bench hook failed: ${record.error}`);
-		if (record.profile && this.profileDir) {
-			renameSync(record.profile, path.join(this.profileDir, `${this.lastLabel}.cpuprofile`));
+		if (record.profile) {
+			const dir = this.profileDir ?? path.dirname(this.logFile);
+			renameSync(record.profile, path.join(dir, `${this.lastLabel}.cpuprofile`));
 		}
 		return record;
 	}

@@ -4,10 +4,10 @@
  * taken here instead, from the same run data n8n would have stored (startedAt, stoppedAt, each
  * node's startTime and executionTime), and appended as one JSON line to STOCKROOM_BENCH_LOG.
  * SIGUSR2 marks the start of the next run: a full garbage collection, so each run starts from a
- * clean heap, and with STOCKROOM_BENCH_PROFILE_DIR the CPU profile of the run before is written
- * and a new one started.
+ * clean heap. The run after it is CPU-profiled when the bench asks (a file `<log>.profile-next`)
+ * or, with STOCKROOM_BENCH_PROFILE_DIR, every run is; the next SIGUSR2 writes the profile.
  */
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import path from 'node:path';
 import { performance, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
@@ -63,13 +63,16 @@ const append = (line: object) => {
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-const session = profileDir ? new Session() : undefined;
-session?.connect();
+const session = new Session();
+session.connect();
 const post = (method: string) =>
 	new Promise<unknown>((resolve, reject) =>
-		session!.post(method, (error, result) => (error ? reject(error) : resolve(result))),
+		session.post(method, (error, result) => (error ? reject(error) : resolve(result))),
 	);
 let profiles = 0;
+let profiling = false;
+/** Profile the next run only. */
+const profileRequest = logFile && `${logFile}.profile-next`;
 
 let gcMs = 0;
 let runStart = 0;
@@ -82,18 +85,21 @@ gcObserver.observe({ entryTypes: ['gc'] });
 
 async function nextRun(): Promise<void> {
 	let profile: string | undefined;
-	if (session && profiles > 0) {
+	if (profiling) {
 		const result = (await post('Profiler.stop')) as { profile: unknown };
-		profile = path.join(profileDir!, `${profiles}.cpuprofile`);
+		profile = path.join(profileDir ?? path.dirname(logFile!), `${++profiles}.cpuprofile`);
 		writeFileSync(profile, JSON.stringify(result.profile));
+		profiling = false;
 	}
 	gc();
 	runStart = performance.now();
 	gcMs = 0;
-	if (session) {
+	const requested = profileRequest !== undefined && existsSync(profileRequest);
+	if (requested) rmSync(profileRequest);
+	if (profileDir !== undefined || requested) {
 		await post('Profiler.enable');
 		await post('Profiler.start');
-		profiles++;
+		profiling = true;
 	}
 	const record: GcRecord = { gc: Date.now(), heapUsed: process.memoryUsage().heapUsed, profile };
 	append(record);

@@ -1,6 +1,9 @@
+import type { FloorFigures } from './floor';
 import type { FilterFigures, SandboxFigures } from './inProcess';
+import type { ProfileSummary } from './profile';
 import type { RunResult } from './n8nBench';
 import { count, mb, median, ms, pairRatio, ratio } from './stats';
+import type { QueueFigures } from './queue';
 import type { PollFigures } from './trigger';
 
 export interface Machine {
@@ -15,6 +18,8 @@ export interface Machine {
 
 /** One side-by-side scenario: runs alternate A B A B, after one warm-up pair. */
 export interface Comparison {
+	/** Short name: list-all, filtered, upserts, remote. */
+	key: string;
 	title: string;
 	a: RunResult[];
 	b: RunResult[];
@@ -28,11 +33,17 @@ export interface Results {
 	machine: Machine;
 	records: number;
 	contracts: number;
-	pairs: { list: number; upserts: number };
+	pairs: { list: number; upserts: number; remote: number };
+	/** The network profile of the remote service's sandbox. */
+	remote: { latencyMs: number; bandwidthMbit: number };
+	floor: FloorFigures;
+	/** Where n8n's CPU time went in one list-all run of each side. */
+	profiles: Array<ProfileSummary & { side: string }>;
 	durationMs: number;
 	filterText: string;
 	comparisons: Comparison[];
 	polls: PollFigures[];
+	queue: QueueFigures;
 	filter: FilterFigures;
 	sandbox: SandboxFigures;
 }
@@ -103,15 +114,184 @@ function comparisonRows({ title, a, b, aNodes, bNodes }: Comparison): string[] {
 	];
 }
 
-export const listAllRatio = (results: Results): number => {
-	const [listAll] = results.comparisons;
-	return pairRatio(
-		listAll.a.map((run) => run.executionMs),
-		listAll.b.map((run) => run.executionMs),
-	);
-};
+const comparison = (results: Results, key: string): Comparison =>
+	results.comparisons.find((candidate) => candidate.key === key)!;
 
-export function renderResults(results: Results): string {
+const executionRatio = ({ a, b }: Comparison) =>
+	pairRatio(
+		a.map((run) => run.executionMs),
+		b.map((run) => run.executionMs),
+	);
+
+/** The figures a regression would show in, kept in bench/results.json for the next run. */
+export interface KeyFigures {
+	date: string;
+	listAllAsset: number;
+	listAllHttp: number;
+	listAllRatio: number;
+	listAllCpuRatio: number;
+	remoteListAllAsset: number;
+	remoteListAllHttp: number;
+	remoteListAllRatio: number;
+	filteredRatio: number;
+	upsertsAsset: number;
+	upsertsRatio: number;
+	floorMs: number;
+}
+
+export function keyFigures(results: Results): KeyFigures {
+	const listAll = comparison(results, 'list-all');
+	const remote = comparison(results, 'remote');
+	const upserts = comparison(results, 'upserts');
+	const execution = (runs: RunResult[]) => median(runs.map((run) => run.executionMs));
+	return {
+		date: results.machine.date,
+		listAllAsset: execution(listAll.a),
+		listAllHttp: execution(listAll.b),
+		listAllRatio: executionRatio(listAll),
+		listAllCpuRatio: pairRatio(
+			listAll.a.map((run) => run.n8nCpuMs),
+			listAll.b.map((run) => run.n8nCpuMs),
+		),
+		remoteListAllAsset: execution(remote.a),
+		remoteListAllHttp: execution(remote.b),
+		remoteListAllRatio: executionRatio(remote),
+		filteredRatio: executionRatio(comparison(results, 'filtered')),
+		upsertsAsset: execution(upserts.a),
+		upsertsRatio: executionRatio(upserts),
+		floorMs: results.floor.fetchLoopMs,
+	};
+}
+
+const KEY_FIGURE_ROWS: Array<[keyof KeyFigures, string, (value: number) => string]> = [
+	['listAllAsset', 'List all: Asset node execution', ms],
+	['listAllHttp', 'List all: HTTP Request node execution', ms],
+	['listAllRatio', 'List all: Asset / HTTP', ratio],
+	['listAllCpuRatio', 'List all: n8n CPU time, Asset / HTTP', ratio],
+	['remoteListAllAsset', 'List all, remote service: Asset node execution', ms],
+	['remoteListAllHttp', 'List all, remote service: HTTP Request node execution', ms],
+	['remoteListAllRatio', 'List all, remote service: Asset / HTTP', ratio],
+	['filteredRatio', 'Filtered list: Asset / HTTP', ratio],
+	['upsertsAsset', 'Upserts: Asset node execution', ms],
+	['upsertsRatio', 'Upserts: Asset / HTTP', ratio],
+	['floorMs', 'Floor: a plain fetch loop over every page', ms],
+];
+
+/** This run's key figures beside the previous full run's (bench/results.json). */
+function previousSection(now: KeyFigures, previous: KeyFigures | undefined): string[] {
+	// a figure the previous run did not measure is null in its JSON
+	const shown = (value: number | null | undefined, format: (value: number) => string) =>
+		typeof value !== 'number' || Number.isNaN(value) ? '–' : format(value);
+	return [
+		'## This run and the previous one',
+		'',
+		previous
+			? `Key figures of this run beside those of the previous full run (${previous.date}), so a regression shows.`
+			: 'No previous full run to compare with (`--quick` runs are never compared; a full run keeps its figures in bench/results.json for the next).',
+		'',
+		row('Figure', 'This run', 'Previous run'),
+		row('---', '--:', '--:'),
+		...KEY_FIGURE_ROWS.map(([key, label, format]) =>
+			row(label, shown(now[key] as number, format), shown(previous?.[key] as number, format)),
+		),
+		'',
+	];
+}
+
+/** The floor: what listing every asset costs with no n8n at all. */
+function floorSection(results: Results): string[] {
+	const { floor } = results;
+	const listAll = comparison(results, 'list-all');
+	const asset = median(listAll.a.map((run) => run.executionMs));
+	return [
+		'## The floor',
+		'',
+		paragraph(
+			`A plain \`fetch\` loop in its own Node ${results.machine.node} process (the Node n8n runs on)`,
+			`follows \`next\` over the same ${count(floor.records)} assets, parsing every page:`,
+			`${ms(floor.fetchLoopMs)} (median of ${floor.runs}), of which the sandbox spent`,
+			`${ms(floor.sandboxCpuMs)} of CPU serving the pages. The Asset node's list-all execution`,
+			`(${ms(asset)}) is ${ratio(asset / floor.fetchLoopMs)} times the floor; the rest is n8n`,
+			`turning ${count(results.records)} records into items and keeping them (the floor ran after`,
+			'the upserts, which added their assets).',
+		),
+		'',
+	];
+}
+
+/** Self time by part of the stack and the busiest functions, per side. */
+function profileSection(results: Results): string[] {
+	if (!results.profiles.length) return [];
+	const lines = [
+		'## Where the time goes: CPU profile of n8n during one list-all run',
+		'',
+		paragraph(
+			"V8's sampling profiler in the n8n process (started by the bench's external hook) for one",
+			'extra run of each side after the measured pairs; self time, so every millisecond is counted',
+			'once. The profiler slows the run a little; these runs are not part of the figures above.',
+		),
+		'',
+	];
+	for (const profile of results.profiles) {
+		lines.push(
+			`**${profile.side}**: ${ms(profile.totalMs)} profiled.`,
+			'',
+			row('Part of the stack', 'Self time', 'Share'),
+			row('---', '--:', '--:'),
+			...profile.parts
+				.slice(0, 8)
+				.map(({ part, ms: partMs }) =>
+					row(part, ms(partMs), `${((100 * partMs) / profile.totalMs).toFixed(0)}%`),
+				),
+			'',
+			row('Busiest function', 'Part', 'Self time'),
+			row('---', '---', '--:'),
+			...profile.functions.map(({ name, part, ms: fnMs }) =>
+				row(`\`${name.replace(/\|/g, '\\|')}\``, part, ms(fnMs)),
+			),
+			'',
+		);
+	}
+	return lines;
+}
+
+/** The same Asset node workflows run by a worker of n8n in queue mode, against one process. */
+function queueSection(results: Results): string[] {
+	const single = (matches: (title: string) => boolean) =>
+		median(results.comparisons.find(({ title }) => matches(title))!.a.map((run) => run.wallMs));
+	const rows = [
+		['List all', results.queue.listAll, single((title) => title.startsWith('List all'))],
+		['Upserts', results.queue.upserts, single((title) => title.includes('upserts'))],
+	] as const;
+	return [
+		'## Queue mode: the Asset node workflows run by a worker',
+		'',
+		paragraph(
+			'n8n in queue mode (`EXECUTIONS_MODE=queue`, Redis and Postgres on loopback, one main and',
+			'two `n8n worker` processes; executions not saved, as above): the list-all and',
+			"upsert workflows above, called through main's production webhook; main hands each run to",
+			`a worker and answers when it is done. One warm-up, then ${results.queue.listAll.length}`,
+			'runs each; wall time from the webhook call to the answer (median, min–max), against the',
+			'single-process wall time of the same workflow above.',
+		),
+		'',
+		row('Workflow', 'Queue mode (worker)', 'Single process', 'Queue / single', 'Workers used'),
+		row('---', '--:', '--:', '--:', '---'),
+		...rows.map(([title, runs, singleMs]) => {
+			const walls = runs.map((run) => run.wallMs);
+			return row(
+				title,
+				`${ms(median(walls))} (${ms(Math.min(...walls))}–${ms(Math.max(...walls))})`,
+				ms(singleMs),
+				ratio(median(walls) / singleMs),
+				[...new Set(runs.map((run) => run.worker))].sort().join(', '),
+			);
+		}),
+		'',
+	];
+}
+
+export function renderResults(results: Results, previous?: KeyFigures): string {
 	const { machine, filter, sandbox } = results;
 	const scale = results.quick ? ' (`--quick`: a tenth of the size)' : '';
 	const { list, upserts } = results.pairs;
@@ -156,6 +336,17 @@ export function renderResults(results: Results): string {
 		row('---', '---', '--:', '--:', '--:'),
 		...results.comparisons.flatMap(comparisonRows),
 		'',
+		paragraph(
+			`Remote service: the same ${count(results.records)} assets from a second sandbox that waits`,
+			`${results.remote.latencyMs} ms before every answer and sends all answers over one`,
+			`${results.remote.bandwidthMbit} Mbit/s link (gzip when asked, as the service does);`,
+			`${results.pairs.remote} pairs.`,
+		),
+		'',
+		...floorSection(results),
+		...profileSection(results),
+		...previousSection(keyFigures(results), previous),
+		...queueSection(results),
 		'## Trigger cost per poll (n8n-core PollContext, in-process)',
 		'',
 		paragraph(

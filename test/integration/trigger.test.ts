@@ -278,10 +278,11 @@ describe('Stockroom Trigger against the sandbox', () => {
 		await poll();
 		const { id } = await patchAsset(8, { lastSyncDtm: iso(now) });
 		sandbox.setFaults('slow:1');
-		const [first, overlapping] = await Promise.all([poll(), poll()]);
+		const results = await Promise.all([poll(), poll()]);
 		sandbox.setFaults('');
-		expect(emittedIds(first)).toEqual([id]);
-		expect(overlapping).toBeNull();
+		// whichever poll got going first does the work; the other finds it running and stops
+		expect(results.map(emittedIds).sort((a, b) => b.length - a.length)).toEqual([[id], []]);
+		expect(results.filter((result) => result === null)).toHaveLength(1);
 		expect(await poll()).toBeNull();
 	});
 

@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process';
+
+import type { Sandbox } from '../test/sandbox/server';
+import { median } from './stats';
+
+/** What listing every asset costs at the least: no n8n, a plain loop over the same pages. */
+export interface FloorFigures {
+	/** Wall time of a `fetch` loop in its own Node process (the same Node as n8n), median. */
+	fetchLoopMs: number;
+	/** CPU time the sandbox (this process) spent serving those pages, median. */
+	sandboxCpuMs: number;
+	records: number;
+	runs: number;
+}
+
+/** Follows `next` from the first page, parsing every body, and prints the records and the time. */
+const FETCH_LOOP = `
+const [url, token] = process.argv.slice(1);
+(async () => {
+	const started = performance.now();
+	let next = url + '/api/assets/v1?limit=1000';
+	let records = 0;
+	while (next) {
+		const response = await fetch(next, { headers: { authorization: 'Bearer ' + token } });
+		if (!response.ok) throw new Error(next + ' answered ' + response.status);
+		const page = await response.json();
+		records += page.results.length;
+		next = page.next;
+	}
+	console.log(JSON.stringify({ records, ms: performance.now() - started }));
+})().catch((error) => { console.error(error); process.exit(1); });
+`;
+
+async function fetchLoop(sandbox: Sandbox): Promise<{ records: number; ms: number }> {
+	const child = spawn(process.execPath, ['-e', FETCH_LOOP, sandbox.url, sandbox.token()], {
+		stdio: ['ignore', 'pipe', 'inherit'],
+	});
+	let output = '';
+	child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+	const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+	if (code !== 0) throw new Error(`the fetch loop exited ${code}`);
+	return JSON.parse(output) as { records: number; ms: number };
+}
+
+/** One warm-up, then `runs` walks of every asset by a plain fetch loop. */
+export async function floorFigures(sandbox: Sandbox, runs: number): Promise<FloorFigures> {
+	await fetchLoop(sandbox);
+	const walls: number[] = [];
+	const serving: number[] = [];
+	for (let run = 0; run < runs; run++) {
+		const before = process.cpuUsage();
+		const { records, ms } = await fetchLoop(sandbox);
+		const cpu = process.cpuUsage(before);
+		if (records !== sandbox.store.assets.size) {
+			throw new Error(`the fetch loop read ${records} of ${sandbox.store.assets.size} assets`);
+		}
+		walls.push(ms);
+		serving.push((cpu.user + cpu.system) / 1000);
+	}
+	return {
+		fetchLoopMs: median(walls),
+		sandboxCpuMs: median(serving),
+		records: sandbox.store.assets.size,
+		runs,
+	};
+}
