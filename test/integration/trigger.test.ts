@@ -169,6 +169,21 @@ describe('Stockroom Trigger against the sandbox', () => {
 		});
 	});
 
+	test.each([
+		[{ field: 'customFieldValues.a pr or id', operator: 'eq', value: 'x' }],
+		[{ field: 'deviceName', operator: 'eq "x" or id pr or id eq', value: 'x' }],
+	])(
+		'a field or operator from an expression cannot escape the window: the poll fails naming the row, before any list request (%j)',
+		async (row) => {
+			await expect(
+				poll({ ...assetSynced, filterMode: 'manual', conditions: { condition: [row] } }),
+			).rejects.toThrow(/^Filter condition 1 \(/);
+			// at most the custom field definitions were read; no list was asked for
+			expect(apiCalls().filter((call) => call.path === '/api/assets/v1')).toEqual([]);
+			expect(staticData).toEqual({});
+		},
+	);
+
 	test('a custom number field in the builder is sent as a number, as in Get Many', async () => {
 		const parameters = {
 			...assetSynced,

@@ -7,6 +7,18 @@ export type ResolvedAttribute =
 	/** `customFieldValues.<name>` / `customFields.<name>`: open-ended, any type. */
 	| { kind: 'custom'; keys: string[]; name: string; fieldsOnPath: Field[] };
 
+/** One part of an attribute path as the filter language reads it (lexer.ts). */
+const NAME = /^[A-Za-z_][A-Za-z0-9_$-]*$/;
+const KEYWORDS = new Set(['and', 'or', 'not']);
+
+/**
+ * Whether text is an attribute path that prints as one attribute: dotted names of letters,
+ * digits, `_`, `$` and `-`, and not a bare keyword. Anything else would change a filter's shape
+ * when printed (`customFieldValues.a pr or id`).
+ */
+export const isAttributePath = (text: string): boolean =>
+	text.split('.').every((part) => NAME.test(part)) && !KEYWORDS.has(text.toLowerCase());
+
 const lowerCaseIndexes = new WeakMap<Fields, Map<string, string>>();
 
 /** The schema key matching a name case-insensitively. */
@@ -40,7 +52,11 @@ export function resolveAttribute(fields: Fields, attribute: string): ResolvedAtt
 			if (i + 2 !== segments.length) {
 				return `a custom field is addressed as '${key}.<name>', without further parts ('${attribute}')`;
 			}
-			return { kind: 'custom', keys, name: segments[i + 1], fieldsOnPath };
+			const name = segments[i + 1];
+			if (!NAME.test(name)) {
+				return `'${name}' is not a custom field name (letters, digits, '_', '$' and '-', starting with a letter or '_')`;
+			}
+			return { kind: 'custom', keys, name, fieldsOnPath };
 		}
 		if (field.type !== 'object' && field.type !== 'list') {
 			return `'${keys.join('.')}' has no sub-attributes ('${attribute}')`;

@@ -1,5 +1,13 @@
-import { all, any, not, type ComparisonOperator, type FilterNode, type Literal } from './ast';
-import { resolveAttribute } from './attributes';
+import {
+	all,
+	any,
+	COMPARISON_OPERATORS,
+	not,
+	type ComparisonOperator,
+	type FilterNode,
+	type Literal,
+} from './ast';
+import { isAttributePath, resolveAttribute } from './attributes';
 import { validateFilter } from './validate';
 import type { Field, Fields, ResourceSchema } from '../schema/fields';
 import { describeValue, isFiniteNumber } from '../schema/values';
@@ -54,7 +62,11 @@ function buildGroup(
 ): FilterNode | undefined {
 	const nodes = group.conditions.map((condition, index) => {
 		const fail = (reason: string) =>
-			new FilterConditionError(index + 1, condition.field, reason, label);
+			new FilterConditionError(index + 1, String(condition.field), reason, label);
+		// a field or operator may come from an expression (or an AI agent): only its value may vary
+		if (typeof condition.field !== 'string' || !isAttributePath(condition.field)) {
+			throw fail(`${JSON.stringify(condition.field)} is not a field name`);
+		}
 		const node =
 			'within' in condition
 				? buildList(condition, schema.fields, fail, `${label} ${index + 1} (${condition.field}):`)
@@ -85,8 +97,16 @@ function buildList(
 	return { kind: 'valuePath', attribute: condition.field, filter: inner, position: 0 };
 }
 
+const BUILDER_OPERATORS: readonly string[] = [...COMPARISON_OPERATORS, 'pr'];
+
 function buildCondition(condition: FilterCondition, fields: Fields, fail: Fail): FilterNode {
-	const { field: attribute, operator } = condition;
+	const attribute = condition.field;
+	const operator = String(condition.operator).toLowerCase() as BuilderOperator;
+	if (!BUILDER_OPERATORS.includes(operator)) {
+		throw fail(
+			`${JSON.stringify(condition.operator)} is not an operator (expected one of ${BUILDER_OPERATORS.join(', ')})`,
+		);
+	}
 	if (operator === 'pr') return { kind: 'present', attribute, position: 0 };
 	const resolved = resolveAttribute(fields, attribute);
 	if (typeof resolved === 'string') throw fail(resolved);

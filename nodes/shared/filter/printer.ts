@@ -1,4 +1,5 @@
-import type { FilterNode, Literal } from './ast';
+import { COMPARISON_OPERATORS, type FilterNode, type Literal } from './ast';
+import { isAttributePath } from './attributes';
 
 /** A literal as filter text: strings JSON-quoted and escaped, so no value can change the structure. */
 export function printLiteral(value: Literal): string {
@@ -17,11 +18,16 @@ export function printLiteral(value: Literal): string {
 export function printFilter(node: FilterNode): string {
 	switch (node.kind) {
 		case 'compare':
-			return `${node.attribute} ${node.operator} ${printLiteral(node.value)}`;
+			if (!COMPARISON_OPERATORS.includes(node.operator)) {
+				throw new RangeError(
+					`cannot write the operator ${JSON.stringify(node.operator)} in a filter`,
+				);
+			}
+			return `${printAttribute(node.attribute)} ${node.operator} ${printLiteral(node.value)}`;
 		case 'present':
-			return `${node.attribute} pr`;
+			return `${printAttribute(node.attribute)} pr`;
 		case 'valuePath':
-			return `${node.attribute}[${printFilter(node.filter)}]`;
+			return `${printAttribute(node.attribute)}[${printFilter(node.filter)}]`;
 		case 'not':
 			return `not (${printFilter(node.operand)})`;
 		case 'and':
@@ -30,6 +36,14 @@ export function printFilter(node: FilterNode): string {
 		case 'or':
 			return `${printFilter(node.left)} or ${wrapIf(node.right, node.right.kind === 'or')}`;
 	}
+}
+
+/** The last guard: text that would not read back as one attribute is never printed. */
+function printAttribute(attribute: string): string {
+	if (!isAttributePath(attribute)) {
+		throw new RangeError(`cannot write ${JSON.stringify(attribute)} as an attribute in a filter`);
+	}
+	return attribute;
 }
 
 function wrapIf(node: FilterNode, needed: boolean): string {

@@ -4,6 +4,7 @@ import {
 	buildFilter,
 	FilterConditionError,
 	printFilter,
+	type FilterCondition,
 	type FilterGroup,
 } from '../../../nodes/shared/filter';
 
@@ -134,5 +135,62 @@ describe('building filters from builder rows', () => {
 		).toThrow(
 			'Filter condition 2 (lineItems): line item condition 1 (unitCount): expected a number, got "many"',
 		);
+	});
+
+	// written by hand from the filter grammar (service-behaviour.md §6): a field or an operator that
+	// arrives from an expression or an AI agent must never add clauses to the filter
+	test.each([
+		[
+			{ field: 'customFieldValues.a pr or id', operator: 'eq', value: 'x' },
+			`Filter condition 1 (customFieldValues.a pr or id): "customFieldValues.a pr or id" is not a field name`,
+		],
+		[
+			{ field: 'deviceName', operator: 'eq 1 or id pr or id eq', value: 'x' },
+			'Filter condition 1 (deviceName): "eq 1 or id pr or id eq" is not an operator (expected one of eq, ne, co, sw, ew, gt, ge, lt, le, pr)',
+		],
+		[
+			{ field: 'customFieldValues.memoryGb', operator: 'pr) or (id', value: 'x' },
+			'Filter condition 1 (customFieldValues.memoryGb): "pr) or (id" is not an operator (expected one of eq, ne, co, sw, ew, gt, ge, lt, le, pr)',
+		],
+		[{ field: 'not', operator: 'pr' }, 'Filter condition 1 (not): "not" is not a field name'],
+		[
+			{ field: 'status eq "New" or deviceName', operator: 'pr' },
+			'Filter condition 1 (status eq "New" or deviceName): "status eq \\"New\\" or deviceName" is not a field name',
+		],
+	] as const)(
+		'a row whose structure is not a field and an operator is refused: %j',
+		(row, message) => {
+			const build = () =>
+				buildFilter({ match: 'all', conditions: [row as FilterCondition] }, assetSchema);
+			expect(build).toThrow(FilterConditionError);
+			expect(build).toThrow(message);
+		},
+	);
+
+	test('operators in capitals are read as operators; a well-formed custom field name is accepted', () => {
+		expect(
+			text({
+				match: 'all',
+				conditions: [
+					{ field: 'deviceName', operator: 'EQ' as never, value: 'x' },
+					{ field: 'customFieldValues.cost_center-2', operator: 'Sw' as never, value: 'EU' },
+				],
+			}),
+		).toBe('deviceName eq "x" and customFieldValues.cost_center-2 sw "EU"');
+	});
+
+	test('the printer never writes an attribute or operator that would read back as more', () => {
+		expect(() => printFilter({ kind: 'present', attribute: 'a or b', position: 0 })).toThrow(
+			'cannot write "a or b" as an attribute in a filter',
+		);
+		expect(() =>
+			printFilter({
+				kind: 'compare',
+				attribute: 'deviceName',
+				operator: 'eq "x" or id' as never,
+				value: 'y',
+				position: 0,
+			}),
+		).toThrow('cannot write the operator "eq \\"x\\" or id" in a filter');
 	});
 });

@@ -3,9 +3,11 @@ import { assetSchema } from '../../../nodes/shared/schema/asset';
 import {
 	buildFilter,
 	COMPARISON_OPERATORS,
+	FilterConditionError,
 	FilterError,
 	parseFilter,
 	printFilter,
+	type FilterCondition,
 	type FilterNode,
 	type Literal,
 } from '../../../nodes/shared/filter';
@@ -129,6 +131,76 @@ describe('filter properties', () => {
 				},
 			),
 			{ numRuns: 2000 },
+		);
+	});
+
+	test('a built filter has exactly the builder rows as its parse tree, whatever text the field and operator hold', () => {
+		// what an expression or an AI agent might put in a row: names, operators and syntax fragments
+		const fragment = fc.constantFrom(
+			'deviceName',
+			'status',
+			'netPrice',
+			'customFieldValues.memoryGb',
+			'customFieldValues.',
+			'lineItems',
+			'eq',
+			'EQ',
+			'pr',
+			'gt',
+			' or ',
+			' and ',
+			'not ',
+			'(',
+			')',
+			'[',
+			']',
+			'"',
+			'.',
+			' ',
+			'1',
+			'id',
+		);
+		const text = fc.oneof(
+			fc.string({ unit: 'binary', maxLength: 20 }),
+			fc.array(fragment, { minLength: 1, maxLength: 6 }).map((parts) => parts.join('')),
+		);
+		const row = fc.record({
+			field: text,
+			operator: text,
+			value: fc.oneof(fc.string(), fc.integer()),
+		});
+		const match = fc.constantFrom<'all' | 'any'>('all', 'any');
+		fc.assert(
+			fc.property(fc.array(row, { minLength: 1, maxLength: 3 }), match, (rows, how) => {
+				let node: FilterNode | undefined;
+				try {
+					node = buildFilter({ match: how, conditions: rows as FilterCondition[] }, assetSchema);
+				} catch (error) {
+					// refused: a clear error naming the row, never anything else
+					expect(error).toBeInstanceOf(FilterConditionError);
+					expect((error as Error).message).toMatch(/^Filter condition [1-3] \(/);
+					return;
+				}
+				// accepted: the printed text reads back as one clause per row, joined as asked
+				const clauses: FilterNode[] = [];
+				const flatten = (tree: FilterNode) => {
+					if (tree.kind === (how === 'all' ? 'and' : 'or')) {
+						flatten(tree.left);
+						flatten(tree.right);
+					} else clauses.push(tree);
+				};
+				flatten(parseFilter(printFilter(node!)));
+				expect(clauses).toHaveLength(rows.length);
+				clauses.forEach((clause, index) => {
+					const { field, operator } = rows[index];
+					if (clause.kind !== 'compare' && clause.kind !== 'present') {
+						throw new Error(`row ${index + 1} became a ${clause.kind}`);
+					}
+					expect(clause.attribute.toLowerCase()).toBe(field.toLowerCase());
+					expect(clause.kind === 'present' ? 'pr' : clause.operator).toBe(operator.toLowerCase());
+				});
+			}),
+			{ numRuns: 3000 },
 		);
 	});
 
