@@ -68,10 +68,17 @@ function toItemError(context: IExecuteFunctions, error: unknown, itemIndex: numb
 	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
 }
 
+/**
+ * The item a failed input item becomes with Continue On Fail. With "Continue (using error
+ * output)" n8n sends an item to the error output only when its JSON holds `error` and nothing but
+ * `message` besides (n8n 1.x; 2.x also allows `details`); any other key sends it down the success
+ * branch. So `error` says what failed and `message` gives the details (each field, what was
+ * expected, what the service said).
+ */
 function errorItem(error: Error, itemIndex: number): INodeExecutionData {
 	const json: IDataObject = { error: error.message };
 	const description = (error as { description?: unknown }).description;
-	if (typeof description === 'string' && description) json.description = description;
+	if (typeof description === 'string' && description) json.message = description;
 	return { json, pairedItem: { item: itemIndex } };
 }
 

@@ -423,14 +423,14 @@ describe('Stockroom Asset in real n8n', () => {
 		expect(output[1]).toEqual({
 			error:
 				'Invalid asset: status expected one of New, ReadyToDeploy, Deployed, OutForRepair, Retired, got "Lost" [item 1]',
-			description:
+			message:
 				'status: expected one of New, ReadyToDeploy, Deployed, OutForRepair, Retired, got "Lost"',
 		});
 		expect(output[2]).toMatchObject({ externalId: 'E2E-JSON-3', isEncrypted: true });
 		// refused by the service
 		expect(output[3]).toEqual({
 			error: `Could not create or update the asset "${String(second.externalId)}": Conflict`,
-			description: expect.stringMatching(
+			message: expect.stringMatching(
 				new RegExp(
 					`^The externalId '${String(second.externalId)}' belongs to the asset '${second.id}', not '${first.id}'\\.\\n\\(HTTP 409, trace ID 00-[0-9a-f]{32}-[0-9a-f]{16}-00\\)$`,
 				),
@@ -463,7 +463,7 @@ describe('Stockroom Asset in real n8n', () => {
 		expect(run.outputs['Delete missing']).toEqual([
 			{
 				error: `Could not delete asset ${String(created.id)}: it was not found (HTTP 404)`,
-				description: expect.stringMatching(
+				message: expect.stringMatching(
 					/^No asset has the id '[0-9a-f]{24}'\.\n\(HTTP 404, trace ID 00-/,
 				),
 			},
