@@ -1,6 +1,6 @@
 import type { ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
 
-/** Every scope the nodes use; the credential requests all of them unless told otherwise. */
+/** Every scope the nodes use. By default none is requested: the service then grants the app all of its own. */
 const SCOPES = ['Assets.Read', 'Assets.Write', 'Contracts.Read', 'Contracts.Write', 'Users.Read'];
 
 export class StockroomOAuth2Api implements ICredentialType {
@@ -48,9 +48,10 @@ export class StockroomOAuth2Api implements ICredentialType {
 			name: 'scopes',
 			type: 'multiOptions',
 			options: SCOPES.map((scope) => ({ name: scope, value: scope })),
-			default: SCOPES,
+			// a scope the client app lacks fails every token request, so the default works for any app
+			default: [],
 			description:
-				'Scopes to request. With none selected, no scope is sent and the service grants every scope the client app has.',
+				'Scopes to request. With none selected (the default), no scope is sent and the service grants every scope the client app has; select some to narrow what the token may do.',
 		},
 		{
 			displayName: 'Scope',
@@ -72,28 +73,34 @@ export class StockroomOAuth2Api implements ICredentialType {
 		},
 	];
 
-	// One cheap authenticated call: obtaining a token proves the client and scopes, the call proves the URL.
+	/**
+	 * n8n first obtains a token with the selected scopes (proving the client, its secret and that
+	 * the app has those scopes), then sends this request. It asks the token endpoint once more, a
+	 * call every client app may make whatever scopes it was granted, so an app granted only, say,
+	 * Assets.Read passes; a read of assets or users would need a scope the app may not have.
+	 */
 	test: ICredentialTestRequest = {
 		request: {
+			method: 'POST',
 			baseURL: '={{ $credentials.baseUrl.trim().replace(/\\/+$/, "") }}',
-			url: '/api/scim/v2/Users',
-			qs: { count: 1 },
+			url: '/connect/token',
+			headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+			body: '={{ "grant_type=client_credentials&client_id=" + encodeURIComponent($credentials.clientId) + "&client_secret=" + encodeURIComponent($credentials.clientSecret) + (($credentials.scopes || []).length ? "&scope=" + encodeURIComponent($credentials.scopes.join(" ")) : "") }}',
 		},
 		rules: [
 			{
 				type: 'responseCode',
 				properties: {
-					value: 403,
+					value: 400,
 					message:
-						'A token was issued, but it lacks the Users.Read scope the test call needs: grant it to the client app and select it in Scopes',
+						'The token endpoint refused the client or a selected scope: check Client ID, Client Secret and Scopes (select none to get every scope the client app has)',
 				},
 			},
 			{
 				type: 'responseCode',
 				properties: {
 					value: 404,
-					message:
-						'A token was issued, but the service was not found at this Base URL: check its path',
+					message: 'The service was not found at this Base URL: check its path',
 				},
 			},
 		],

@@ -113,12 +113,12 @@ export const customFieldsProperty: INodeProperties = {
 };
 
 /** The wire value (`customFieldValues` wrapper object) of one UI row. */
-function wrap(row: IDataObject): IDataObject {
+function wrap(row: IDataObject, timezone: string): IDataObject {
 	switch (row.type) {
 		case 'number':
 			return { numberValue: row.numberValue as number };
 		case 'date':
-			return { textValue: toServiceDate(row.dateValue) as string };
+			return { textValue: toServiceDate(row.dateValue, timezone) as string };
 		case 'options':
 			return {
 				optionValue: String(row.optionValue ?? '')
@@ -141,11 +141,11 @@ function wrap(row: IDataObject): IDataObject {
 }
 
 /** `customFieldValues` from the UI rows, or undefined when there are none. */
-export function readCustomFields(raw: unknown): IDataObject | undefined {
+export function readCustomFields(raw: unknown, timezone: string): IDataObject | undefined {
 	const rows = isPlainObject(raw) && Array.isArray(raw.values) ? (raw.values as IDataObject[]) : [];
 	if (!rows.length) return undefined;
 	const values: IDataObject = {};
-	for (const row of rows) values[String(row.name ?? '')] = wrap(row);
+	for (const row of rows) values[String(row.name ?? '')] = wrap(row, timezone);
 	return values;
 }
 

@@ -66,7 +66,7 @@ async function toConditions(
 			continue;
 		}
 		let value: unknown = row[valueParameterName(attribute)];
-		if (attribute?.field.type === 'date') value = toServiceDate(value);
+		if (attribute?.field.type === 'date') value = toServiceDate(value, options.timezone);
 		if (attribute?.field.type === 'dateTime') value = toServiceDateTime(value, options.timezone);
 		if (!attribute && field.startsWith(CUSTOM_FIELD_PREFIX) && options.customFieldTypes) {
 			value = await customValue(field.slice(CUSTOM_FIELD_PREFIX.length), value, options);

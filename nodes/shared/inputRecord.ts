@@ -46,16 +46,22 @@ export function readInputRecord(
 	return { record, unknownFields: ignoreUnknown ? 'ignore' : 'error' };
 }
 
-/** The record filled in field by field: the required fields, then the Additional Fields. */
+/**
+ * The record filled in field by field: the form's own fields (required ones, and optional ones
+ * shown beside them, which are not sent when left empty), then the Additional Fields.
+ */
 export function readFormFields(
 	this: IExecuteFunctions,
 	i: number,
 	schema: ResourceSchema,
-	required: INodeProperties[],
+	formFields: INodeProperties[],
 ): IDataObject {
 	const fields: IDataObject = {};
-	for (const property of required)
-		fields[property.name] = this.getNodeParameter(property.name, i) as IDataObject[string];
+	for (const property of formFields) {
+		const value = this.getNodeParameter(property.name, i) as IDataObject[string];
+		if (value === '' && !property.required) continue;
+		fields[property.name] = value;
+	}
 	Object.assign(fields, this.getNodeParameter('additionalFields', i, {}) as IDataObject);
 	return normalizeRecord(schema.fields, fields, this.getTimezone());
 }

@@ -13,7 +13,7 @@ export function normalizeValue(
 	if (!field || value === null || value === undefined) return value;
 	switch (field.type) {
 		case 'date':
-			return toServiceDate(value);
+			return toServiceDate(value, timezone);
 		case 'dateTime':
 			return toServiceDateTime(value, timezone);
 		case 'object':

@@ -238,7 +238,7 @@ function classes(error: unknown): string[] {
 }
 
 describe("n8n-core's OAuth2 client credentials", () => {
-	test('the first run fetches a token with HTTP Basic and the scopes, and stores it', async () => {
+	test('the first run fetches a token with HTTP Basic and the selected scopes (none by default), and stores it', async () => {
 		const [items] = await runNode(node, {
 			parameters: { path: '=/api/thing?name={{ $json.name }}' },
 			input: [{ name: 'a' }, { name: 'b' }],
@@ -251,7 +251,8 @@ describe("n8n-core's OAuth2 client credentials", () => {
 		expect(server.tokenRequests).toEqual([
 			{
 				authorization: basic,
-				body: 'grant_type=client_credentials&scope=Assets.Read%20Assets.Write%20Contracts.Read%20Contracts.Write%20Users.Read',
+				// no scope selected (the default): none is asked for
+				body: 'grant_type=client_credentials',
 			},
 		]);
 		const token = credentialStore(credentials).oauthTokenData;
@@ -259,7 +260,7 @@ describe("n8n-core's OAuth2 client credentials", () => {
 			access_token: expect.stringMatching(/^token-/),
 			expires_in: 3600,
 			token_type: 'Bearer',
-			scope: 'Assets.Read Assets.Write Contracts.Read Contracts.Write Users.Read',
+			scope: '',
 			n8n_expires_at: expect.stringMatching(/^\d+$/),
 		});
 		expect(server.apiRequests.map((request) => request.authorization)).toEqual([

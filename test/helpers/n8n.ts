@@ -358,6 +358,8 @@ interface NodeOptions {
 	credential?: CredentialInput | CredentialStore;
 	/** Defaults to the node's newest version. */
 	typeVersion?: number;
+	/** The workflow's time zone (its settings); default UTC. */
+	timezone?: string;
 }
 
 function storeOf(options: NodeOptions): CredentialStore | undefined {
@@ -404,7 +406,7 @@ function workflowWith(
 		active: false,
 		nodeTypes: nodeTypesOf(nodeType),
 		staticData: { [`node:${definition.name}`]: staticData },
-		settings: { timezone: 'UTC' },
+		settings: { timezone: options.timezone ?? 'UTC' },
 	});
 	return { workflow, node: workflow.getNode(definition.name)! };
 }

@@ -17,7 +17,7 @@ describe('Stockroom Asset node against the sandbox', () => {
 	let credential: CredentialStore;
 	const run = (
 		parameters: IDataObject,
-		extra: { input?: IDataObject[]; continueOnFail?: boolean } = {},
+		extra: { input?: IDataObject[]; continueOnFail?: boolean; timezone?: string } = {},
 	) => runNode(node, { parameters: parameters as never, credential, ...extra });
 	const apiCalls = () => sandbox.journal().filter((entry) => entry.path.startsWith('/api/'));
 
@@ -209,6 +209,65 @@ describe('Stockroom Asset node against the sandbox', () => {
 			expect(updated.json.deviceName).toBe('Renamed laptop');
 			// PUT replaces: fields left out are cleared
 			expect(updated.json.netPrice).toBeUndefined();
+		});
+
+		test('Asset Type is optional, as for the service; Model Name and Location Name are written', async () => {
+			const { assetType: _left, ...withoutType } = required;
+			const [[created]] = await run({
+				operation: 'upsert',
+				...withoutType,
+				assetType: '',
+				additionalFields: { modelName: 'Latitude 7440', locationName: 'London office' },
+			});
+			const [put] = apiCalls();
+			expect(put.body).toEqual({
+				...withoutType,
+				modelName: 'Latitude 7440',
+				locationName: 'London office',
+			});
+			expect(created.json).toMatchObject({
+				modelName: 'Latitude 7440',
+				locationName: 'London office',
+				location: { name: 'London office' },
+			});
+			expect(created.json).not.toHaveProperty('assetType');
+		});
+
+		test('Use Input Item JSON: fields assets do not have are refused by name (or left out when asked); read-only ones are ignored', async () => {
+			const input = [{ ...required, colour: 'red', location: { id: 'x', name: 'y' } }];
+			await expect(run({ operation: 'upsert', inputMode: 'json' }, { input })).rejects.toThrow(
+				/^Invalid asset: colour .*\[item 0\]$/,
+			);
+			expect(apiCalls()).toEqual([]);
+			await run(
+				{ operation: 'upsert', inputMode: 'json', options: { ignoreUnknownFields: true } },
+				{ input },
+			);
+			const [put] = apiCalls();
+			expect(put.body).toEqual(required);
+		});
+
+		test('a JavaScript Date for a date field is the day it is in the workflow time zone, also east of UTC', async () => {
+			// midnight of 1 June in Tokyo is still 31 May in UTC
+			const midnightInTokyo = new Date('2024-06-01T00:00:00+09:00');
+			await run(
+				{ operation: 'upsert', inputMode: 'json' },
+				{ input: [{ ...required, purchasedDate: midnightInTokyo }], timezone: 'Asia/Tokyo' },
+			);
+			await run(
+				{
+					operation: 'upsert',
+					...required,
+					externalId: 'INT-DATE-2',
+					additionalFields: { warrantyExpirationDate: midnightInTokyo },
+				},
+				{ timezone: 'Asia/Tokyo' },
+			);
+			const sent = apiCalls().map((call) => call.body as IDataObject);
+			expect(sent.map((body) => body.purchasedDate ?? body.warrantyExpirationDate)).toEqual([
+				'2024-06-01',
+				'2024-06-01',
+			]);
 		});
 
 		test('custom fields are sent in their typed wire form', async () => {

@@ -41,9 +41,8 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 		await runNode(node, { parameters: listAll, credential });
 		await runNode(node, { parameters: listAll, credential });
 		expect(tokenRequests()).toHaveLength(1);
-		expect(tokenRequests()[0].body).toBe(
-			'grant_type=client_credentials&scope=Assets.Read%20Assets.Write%20Contracts.Read%20Contracts.Write%20Users.Read',
-		);
+		// by default no scope is asked for: the service grants the app every scope it has
+		expect(tokenRequests()[0].body).toBe('grant_type=client_credentials');
 		expect(credential.oauthTokenData).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
 	});
 
@@ -59,10 +58,12 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 		expect(tokenRequests()).toHaveLength(1);
 	});
 
-	test('with no scopes selected no scope is sent, and the app gets all of its own', async () => {
-		const credential = sandboxCredential(sandbox, { scopes: [] });
+	test('scopes selected in the credential are asked for, exactly those', async () => {
+		const credential = sandboxCredential(sandbox, { scopes: ['Assets.Read', 'Users.Read'] });
 		await runNode(node, { parameters: listAll, credential });
-		expect(tokenRequests()[0].body).toBe('grant_type=client_credentials');
+		expect(tokenRequests()[0].body).toBe(
+			'grant_type=client_credentials&scope=Assets.Read%20Users.Read',
+		);
 	});
 
 	test('a token the service no longer accepts is replaced once (n8n retries on 401)', async () => {

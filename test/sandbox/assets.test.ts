@@ -75,6 +75,39 @@ describe('assets', () => {
 		expect((await h.api.get(`/api/assets/v1/${asset.id}`)).data).toEqual(asset);
 	});
 
+	test("PUT without assetType, as the service's own client sends it: 200; model, location name and the linked location", async () => {
+		const body = {
+			externalId: 'no-type-1',
+			deviceName: 'No type',
+			status: 'New',
+			hardwareVendor: 'Lenovo',
+			modelName: 'ThinkPad T14',
+			locationName: 'berlin OFFICE',
+			// read-only: the service links the location by its name, whatever is sent
+			location: { id: 'x', name: 'Somewhere else' },
+		};
+		const response = await h.api.put('/api/assets/v1', body);
+		expect(response.status).toBe(200);
+		expect(response.data).not.toHaveProperty('assetType');
+		expect(response.data).toMatchObject({
+			modelName: 'ThinkPad T14',
+			locationName: 'berlin OFFICE',
+			location: { id: '64a1f0c2e4b0a1b2c3d4e5f6', name: 'Berlin office' },
+		});
+		const elsewhere = await h.api.put('/api/assets/v1', {
+			...body,
+			locationName: 'Home office',
+		});
+		expect(elsewhere.data.locationName).toBe('Home office');
+		expect(elsewhere.data).not.toHaveProperty('location');
+		const found = await h.api.get('/api/assets/v1', {
+			params: { filter: 'modelName eq "thinkpad t14" and locationName sw "Home"' },
+		});
+		expect(found.data.results.map((asset: { externalId: string }) => asset.externalId)).toEqual([
+			'no-type-1',
+		]);
+	});
+
 	test('new records get larger ids, so they sort last', async () => {
 		const ids = h.sandbox.store.assets.all().map((asset) => asset.id);
 		const response = await h.api.put('/api/assets/v1', newAsset('create-2'));

@@ -24,7 +24,7 @@ describe('write validation', () => {
 
 	test('an empty asset: 400 naming every required field', async () => {
 		const response = await h.api.put('/api/assets/v1', {});
-		expectInvalid(response, ['externalId', 'deviceName', 'status', 'hardwareVendor', 'assetType']);
+		expectInvalid(response, ['externalId', 'deviceName', 'status', 'hardwareVendor']);
 		expect(response.data.errors.status[0]).toContain(
 			'New, ReadyToDeploy, Deployed, OutForRepair, Retired',
 		);

@@ -65,7 +65,10 @@ export async function prepare(
 		{ ...(this.getNodeParameter('updateFields', i, {}) as IDataObject) },
 		this.getTimezone(),
 	);
-	const custom = readCustomFields(this.getNodeParameter('customFieldsUi', i, {}));
+	const custom = readCustomFields(
+		this.getNodeParameter('customFieldsUi', i, {}),
+		this.getTimezone(),
+	);
 	if (custom) body.customFieldValues = custom;
 	for (const name of this.getNodeParameter('fieldsToClear', i, []) as string[]) {
 		if (name in body) {

@@ -58,7 +58,10 @@ export async function prepare(
 	const options = this.getNodeParameter('options', i, {}) as IDataObject;
 	const { record, unknownFields } = readInputRecord.call(this, i, assetSchema, () => {
 		const fields = readFormFields.call(this, i, assetSchema, requiredFields);
-		const custom = readCustomFields(this.getNodeParameter('customFieldsUi', i, {}));
+		const custom = readCustomFields(
+			this.getNodeParameter('customFieldsUi', i, {}),
+			this.getTimezone(),
+		);
 		if (custom) fields.customFieldValues = custom;
 		return fields;
 	});

@@ -90,11 +90,14 @@ export function fieldProperty(name: string, field: Field): INodeProperties {
 	}
 }
 
-/** Required writable fields of a resource, as top-level parameters. */
+/** Required (and prominent) writable fields of a resource, as top-level parameters. */
 export function requiredFieldProperties(schema: ResourceSchema): INodeProperties[] {
 	return writableScalars(schema.fields)
-		.filter(([, field]) => field.required)
-		.map(([name, field]) => ({ ...fieldProperty(name, field), required: true }));
+		.filter(([, field]) => field.required || field.prominent)
+		.map(([name, field]) => ({
+			...fieldProperty(name, field),
+			...(field.required ? { required: true } : {}),
+		}));
 }
 
 /** Optional writable fields, sorted by label, for an "Additional Fields" or "Update Fields" collection. */
@@ -103,7 +106,7 @@ export function optionalFieldProperties(
 	includeRequired = false,
 ): INodeProperties[] {
 	return writableScalars(schema.fields)
-		.filter(([, field]) => includeRequired || !field.required)
+		.filter(([, field]) => includeRequired || !(field.required || field.prominent))
 		.map(([name, field]) => fieldProperty(name, field))
 		.sort((a, b) => a.displayName.localeCompare(b.displayName));
 }

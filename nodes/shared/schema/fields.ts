@@ -23,6 +23,11 @@ interface FieldBase {
 	description?: string;
 	/** Must be present on a full write (PUT). */
 	required?: boolean;
+	/**
+	 * Optional, yet a form shows it as its own parameter beside the required ones (a field most
+	 * records have, and one a form always offered).
+	 */
+	prominent?: boolean;
 	/** Assigned by the service; never sent, ignored on write. */
 	readOnly?: boolean;
 	/** Offered in the filter builder (read-only fields are filterable too). Defaults to true. */

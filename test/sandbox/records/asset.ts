@@ -28,6 +28,23 @@ const STATUS_TYPES: Record<string, string> = {
 export const statusTypeOf = (status: unknown): string | undefined =>
 	typeof status === 'string' ? STATUS_TYPES[status] : undefined;
 
+/**
+ * The organisation's locations. `location {id, name}` is read-only (service-behaviour.md §4); the
+ * sandbox fills it in when `locationName` names one of these, as the service links a location
+ * by its name.
+ */
+export const LOCATIONS: ReadonlyArray<{ id: string; name: string }> = [
+	{ id: '64a1f0c2e4b0a1b2c3d4e5f6', name: 'Berlin office' },
+	{ id: '64a1f0c2e4b0a1b2c3d4e5f7', name: 'London office' },
+	{ id: '64a1f0c2e4b0a1b2c3d4e5f8', name: 'New York office' },
+	{ id: '64a1f0c2e4b0a1b2c3d4e5f9', name: 'Warehouse' },
+];
+
+const locationNamed = (name: unknown) =>
+	typeof name === 'string'
+		? LOCATIONS.find((location) => location.name.toLowerCase() === name.toLowerCase())
+		: undefined;
+
 /** The `{userId, name, email}` reference to a SCIM user. */
 export function personOf(user: ScimUser): Person {
 	const name =
@@ -41,19 +58,24 @@ export function personOf(user: ScimUser): Person {
 	};
 }
 
-/** Adds the derived fields: `statusType`, and `assignedTo` when the e-mail is a user's. */
+/**
+ * Adds the derived fields: `statusType`, `assignedTo` when the e-mail is a user's, and
+ * `location` when the location name is one of the organisation's.
+ */
 export function withDerivedAssetFields(
 	record: StoredRecord,
 	findUser: (email: string) => ScimUser | undefined,
 ): StoredRecord {
-	const { customFieldValues, customFields, ...rest } = record;
+	const { customFieldValues, customFields, location: _sent, ...rest } = record;
 	const statusType = statusTypeOf(record.status);
 	const user =
 		typeof record.assignedToEmail === 'string' ? findUser(record.assignedToEmail) : undefined;
+	const location = locationNamed(record.locationName);
 	return {
 		...rest,
 		...(statusType ? { statusType } : {}),
 		...(user ? { assignedTo: personOf(user) } : {}),
+		...(location ? { location: { ...location } } : {}),
 		...(customFieldValues === undefined ? {} : { customFieldValues }),
 		...(customFields === undefined ? {} : { customFields }),
 	};

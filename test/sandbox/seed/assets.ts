@@ -1,5 +1,5 @@
 import type { CustomFieldDefinition } from '../../../nodes/shared/schema/asset';
-import { personOf, statusTypeOf } from '../records/asset';
+import { LOCATIONS, personOf, statusTypeOf } from '../records/asset';
 import type { ScimUser, StoredRecord } from '../store';
 import { addDays, dateOnly, SEED_ACTORS, type Seeder } from './common';
 import { ASSET_NOTES, COST_CENTERS, HARDWARE, WARRANTY_PROVIDERS } from './words';
@@ -106,6 +106,13 @@ export function seedAssets(
 			assetType: hardware.type,
 			serialNumber: random.code(hardware.vendor === 'Apple' ? 12 : 10),
 		};
+		// chosen by position, not drawn: the data every other field has stays as it was
+		if ('models' in hardware) asset.modelName = hardware.models[index % hardware.models.length];
+		if (index % 5 !== 4) {
+			const location = LOCATIONS[index % LOCATIONS.length];
+			asset.locationName = location.name;
+			asset.location = location;
+		}
 		if (random.chance(0.85)) asset.assetTag = `NW-${tag}`;
 		asset.purchasedDate = dateOnly(purchased);
 		if (status === 'Retired') {
