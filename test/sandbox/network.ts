@@ -55,7 +55,8 @@ export class Network {
 		}
 		if (!acceptsGzip(req)) return { body, headers: { Vary: 'Accept-Encoding' } };
 		return {
-			body: await gzipAsync(body),
+			// level 1, nginx's default gzip_comp_level: services compress answers fast, not small
+			body: await gzipAsync(body, { level: 1 }),
 			headers: { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' },
 		};
 	}
