@@ -17,6 +17,7 @@ import { getAssetFilterFields } from '../shared/methods/loadOptions';
 import { customFieldTypesFrom, fetchCustomFieldDefinitions } from '../shared/resources';
 import { assetSchema } from '../shared/schema/asset';
 import { contractSchema } from '../shared/schema/contract';
+import type { RetryPolicy } from '../shared/transport';
 import { latestChange, pollChanges, type ChangeState } from './changes';
 import { changeEvent, EVENT_LABELS, EVENT_OPTIONS, type EventName, type Resource } from './events';
 import { firstDue, pollRenewals, type RenewalState } from './renewals';
@@ -180,6 +181,11 @@ export class StockroomTrigger implements INodeType {
 }
 
 /** What every event reads: resource, event, filter and the options that shape the requests. */
+const withTimeoutWithin = (policy: RetryPolicy, capMs: number): RetryPolicy => ({
+	...policy,
+	timeoutMs: Math.max(1000, Math.min(policy.timeoutMs, capMs)),
+});
+
 async function readSettings(context: IPollFunctions, budget: number) {
 	const resource = context.getNodeParameter('resource', 'assets') as Resource;
 	const eventName = context.getNodeParameter('event') as EventName;
@@ -202,7 +208,8 @@ async function readSettings(context: IPollFunctions, budget: number) {
 			options.firstRun === 'includeExisting' ? ('includeExisting' as const) : ('fromNow' as const),
 		maxExisting: Number(options.maxExisting ?? 100),
 		pageSize: Number(options.pageSize ?? 1000),
-		retry: readRetryPolicy(options),
+		// one request that hangs must not outlast the poll
+		retry: withTimeoutWithin(readRetryPolicy(options), budget / 4),
 		withinBudget: () => Date.now() - startedAt < budget * 0.75,
 		stateKey: `${resource}:${eventName}`,
 	};

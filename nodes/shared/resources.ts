@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { CustomFieldDefinition, CustomFieldType } from './schema/asset';
-import { apiRequest, type RequestContext } from './transport';
+import { apiRequest, type RequestContext, type RetryPolicy } from './transport';
 
 export const ASSETS_PATH = '/api/assets/v1';
 export const CONTRACTS_PATH = '/api/contracts/v1';
@@ -11,10 +11,12 @@ export const CUSTOM_FIELDS_PATH = `${ASSETS_PATH}/customfields`;
 export async function fetchCustomFieldDefinitions(
 	this: RequestContext,
 	itemIndex?: number,
+	retry?: RetryPolicy,
 ): Promise<CustomFieldDefinition[]> {
 	const response = (await apiRequest.call(this, 'GET', CUSTOM_FIELDS_PATH, {
 		operation: 'read the asset custom field definitions',
 		itemIndex,
+		retry,
 	})) as { results?: CustomFieldDefinition[] };
 	return response.results ?? [];
 }

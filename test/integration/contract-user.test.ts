@@ -191,6 +191,33 @@ describe('Stockroom Contract and User nodes against the sandbox', () => {
 		expect(quiet.json).toEqual({ id: target.id, deleted: false, notFound: true });
 	});
 
+	test('an ID is checked like every ID; an External ID with /, ? or # is one path segment; one of dots is refused', async () => {
+		await expect(
+			runContract({ operation: 'get', contract: { __rl: true, mode: 'id', value: 'PO-1/../x' } }),
+		).rejects.toThrow(
+			'Contract: "PO-1/../x" is not a contract ID (24 hexadecimal characters); for an External ID choose "By External ID"',
+		);
+		await expect(
+			runContract({
+				operation: 'delete',
+				contract: { __rl: true, mode: 'externalId', value: '..' },
+			}),
+		).rejects.toThrow('Contract: the External ID ".." cannot be used in a URL path');
+		expect(apiCalls()).toEqual([]);
+
+		const awkward = 'PO/2024?x=1#frag %';
+		const target = sandbox.store.contracts.all()[7];
+		sandbox.store.contracts.put({ ...target, externalId: awkward });
+		const [[found]] = await runContract({
+			operation: 'get',
+			contract: { __rl: true, mode: 'externalId', value: awkward },
+		});
+		expect(found.json.id).toBe(target.id);
+		expect(apiCalls().map((call) => call.path)).toEqual([
+			`/api/contracts/v1/${encodeURIComponent(awkward)}`,
+		]);
+	});
+
 	test('User Get Many pages with startIndex and count until totalResults', async () => {
 		const [items] = await runUser({
 			operation: 'getAll',

@@ -35,6 +35,7 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 		sandbox.resetStats();
 	});
 	const tokenRequests = () => sandbox.journal().filter((entry) => entry.path === '/connect/token');
+	const apiCalls = () => sandbox.journal().filter((entry) => entry.path.startsWith('/api/'));
 
 	test('n8n fetches one token, keeps it in the credential and reuses it', async () => {
 		const credential = sandboxCredential(sandbox);
@@ -172,6 +173,53 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 		expect(sandbox.journal().filter((entry) => entry.path.startsWith('/api/'))).toHaveLength(1);
 	}, 30_000);
 
+	test('a request the service never answers times out and is tried again; one that keeps hanging fails saying so', async () => {
+		const credential = sandboxCredential(sandbox);
+		const [target] = sandbox.store.assets.all();
+		const get = (options: IDataObject) =>
+			runNode(node, {
+				parameters: {
+					operation: 'get',
+					asset: { __rl: true, mode: 'id', value: target.id },
+					options: options as never,
+				},
+				credential,
+			});
+		await runNode(node, { parameters: listAll, credential }); // the token first
+		sandbox.resetStats();
+		sandbox.failNext(1, 'hang');
+		const [[found]] = await get({ timeoutSeconds: 1 });
+		expect(found.json.id).toBe(target.id);
+		expect(apiCalls().map((call) => call.path)).toEqual([
+			`/api/assets/v1/${target.id}`,
+			`/api/assets/v1/${target.id}`,
+		]);
+
+		sandbox.setFaults('hang:1');
+		const hanging = await failureOf(get({ timeoutSeconds: 1, maxAttempts: 2 }));
+		expect(hanging.message).toBe(
+			`Could not get asset ${target.id}: the service did not answer within 1 s at ${sandbox.url}`,
+		);
+		expect(hanging.description).toMatch(/Tried 2 times\./);
+	}, 30_000);
+
+	test('a DELETE whose answer was lost, then "not found" when tried again, is reported as done', async () => {
+		const credential = sandboxCredential(sandbox);
+		const [, target] = sandbox.store.assets.all();
+		sandbox.failNext(1, 'cut');
+		const [[deleted]] = await runNode(node, {
+			parameters: { operation: 'delete', asset: { __rl: true, mode: 'id', value: target.id } },
+			credential,
+		});
+		expect(deleted.json).toEqual({ id: target.id, deleted: true });
+		expect(sandbox.store.assets.get(target.id)).toBeUndefined();
+		expect(
+			apiCalls()
+				.filter((call) => call.method === 'DELETE')
+				.map((call) => call.status),
+		).toEqual([204, 404]);
+	});
+
 	test('a Retry-After longer than the retry budget fails at once with advice', async () => {
 		const credential = sandboxCredential(sandbox);
 		sandbox.setFaults('429:1');
@@ -204,6 +252,34 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 		expect(everything).not.toContain(token);
 		expect(everything).not.toContain(sandbox.client.secret);
 	});
+});
+
+describe('the token endpoint failing with secrets in its answer', () => {
+	let sandbox: Sandbox;
+	beforeAll(async () => {
+		sandbox = await createSandbox({ records: 10 });
+	});
+	afterAll(() => sandbox.close());
+
+	test.each(['echo500', 'quote400'] as const)(
+		'%s: the error says what failed and shows no secret or token',
+		async (kind) => {
+			const credential = sandboxCredential(sandbox);
+			sandbox.failTokenNext(kind);
+			const error = await failureOf(runNode(node, { parameters: listAll, credential }));
+			const shown = JSON.stringify({
+				...error,
+				message: error.message,
+				description: error.description,
+				stack: error.stack,
+			});
+			expect(shown).not.toContain(sandbox.client.secret);
+			expect(shown).not.toMatch(/access_token"?\s*[:=]\s*"?[\w.-]{8}/);
+			expect(shown).not.toMatch(/Bearer [\w.-]{8}/);
+			expect(shown).not.toMatch(/Basic [\w+/=]{8}/);
+			expect(error.message).toMatch(/^Could not list assets: /);
+		},
+	);
 });
 
 describe('Return All asks for the next page while it reads the current one', () => {

@@ -57,8 +57,18 @@ const tokenError = (error: string): Reply => ({
 });
 
 /** Issues and checks bearer tokens (OAuth 2.0 client credentials). */
+/**
+ * Token endpoint failures whose text carries secrets, as a misbehaving gateway or service may send
+ * them: a 500 whose detail echoes the request (client secret included) next to a live token, and a
+ * 400 whose description quotes a bearer token.
+ */
+export const LEAKY_TOKEN_FAULTS = ['echo500', 'quote400'] as const;
+export type LeakyTokenFault = (typeof LEAKY_TOKEN_FAULTS)[number];
+
 export class Authority {
 	private readonly tokens = new Map<string, Grant>();
+	/** The next token requests fail this way, in order. */
+	readonly leakyFaults: LeakyTokenFault[] = [];
 
 	constructor(
 		private readonly clients: readonly ClientApp[],
@@ -75,6 +85,23 @@ export class Authority {
 		const form = new URLSearchParams(body);
 		const client = this.authenticateClient(req.headers.authorization, form);
 		if (!client) return tokenError('invalid_client');
+		const leaky = this.leakyFaults.shift();
+		if (leaky === 'echo500') {
+			const detail = `Upstream failed for ${body} (authorization: ${req.headers.authorization ?? '-'}); last token: {"access_token":"${this.issue(client)}"}`;
+			return {
+				status: 500,
+				body: { title: 'Internal Server Error', status: 500, detail },
+				contentType: 'application/problem+json',
+			};
+		}
+		if (leaky === 'quote400') {
+			const description = `Bearer ${this.issue(client)} is not a client credential; client_secret=${client.secret}`;
+			return {
+				status: 400,
+				body: { error: 'invalid_request', error_description: description },
+				contentType: JSON_TYPE,
+			};
+		}
 		if (form.get('grant_type') !== 'client_credentials') {
 			return tokenError('unsupported_grant_type');
 		}

@@ -3,9 +3,20 @@ import { Random } from './random';
 
 /**
  * `reset` drops the connection before answering; `cut` answers (the call takes effect) but drops
- * the connection half-way through the body; `slow` answers after a pause.
+ * the connection half-way through the body (before any answer when there is no body); `slow`
+ * answers after a pause; `hang` never answers, until the client gives up.
  */
-export const FAULT_KINDS = ['429', '500', '502', '503', '504', 'reset', 'cut', 'slow'] as const;
+export const FAULT_KINDS = [
+	'429',
+	'500',
+	'502',
+	'503',
+	'504',
+	'reset',
+	'cut',
+	'slow',
+	'hang',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export type FaultRates = ReadonlyArray<readonly [FaultKind, number]>;
@@ -83,7 +94,7 @@ export class FaultInjector {
 }
 
 /** The answer to a call that fails with a status fault. */
-export function faultReply(kind: Exclude<FaultKind, 'reset' | 'cut' | 'slow'>): Reply {
+export function faultReply(kind: Exclude<FaultKind, 'reset' | 'cut' | 'slow' | 'hang'>): Reply {
 	if (kind !== '429') return serverFault(Number(kind));
 	const detail = 'Rate limit exceeded; retry after 1 second.';
 	return problem(429, { detail }, { 'Retry-After': '1' });

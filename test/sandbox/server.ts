@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ALL_SCOPES, Authority, type ClientApp } from './auth';
+import { ALL_SCOPES, Authority, type ClientApp, type LeakyTokenFault } from './auth';
 import { bodyOf, readBody } from './body';
 import { Clock } from './clock';
 import { FaultInjector, faultReply, type FaultKind } from './faults';
@@ -85,6 +85,8 @@ export interface Sandbox {
 	setFaults(spec: string): void;
 	/** After `after` more API calls pass, the next `count` fail with `kind` (before any random fault). */
 	failNext(count: number, kind: FaultKind, after?: number): void;
+	/** The next token request fails with a body that carries secrets (see LEAKY_TOKEN_FAULTS). */
+	failTokenNext(kind: LeakyTokenFault): void;
 	setClock(now: () => Date): void;
 	/** Back to the seeded data, no faults, zero stats. */
 	reset(): void;
@@ -174,8 +176,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		// the service's clock, which is the one a client can compare modification times with
 		headers.Date = clock.now().toUTCString();
 		res.writeHead(reply.status, headers);
-		if (cutShort.has(req) && body && req.method !== 'HEAD') {
-			res.write(body.subarray(0, Math.floor(body.length / 2)), () => req.socket.destroy());
+		if (cutShort.has(req)) {
+			// the call was carried out; its answer is lost on the way
+			if (!body || req.method === 'HEAD') req.socket.destroy();
+			else res.write(body.subarray(0, Math.floor(body.length / 2)), () => req.socket.destroy());
 			return;
 		}
 		await network.write(res, req.method === 'HEAD' ? undefined : body);
@@ -211,6 +215,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 			const fault = faults.next();
 			if (fault === 'reset') {
 				req.socket.destroy();
+				return undefined;
+			}
+			if (fault === 'hang') {
+				await new Promise((resolve) => req.socket.once('close', resolve));
 				return undefined;
 			}
 			if (fault === 'cut') cutShort.add(req);
@@ -291,6 +299,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		journal: () => structuredClone(journal),
 		setFaults: (spec) => (spec.trim() === '' ? faults.clear() : faults.set(spec)),
 		failNext: (count, kind, after) => faults.failNext(count, kind, after),
+		failTokenNext: (kind) => authority.leakyFaults.push(kind),
 		setClock: (now) => clock.set(now),
 		reset: () => {
 			store.load(seeded());

@@ -48,6 +48,15 @@ export const retryOptions: INodeProperties[] = [
 		default: DEFAULT_WAIT_SECONDS,
 		description: 'Total time to wait between attempts (honouring Retry-After) before giving up',
 	},
+	{
+		displayName: 'Timeout (Seconds)',
+		name: 'timeoutSeconds',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: DEFAULT_RETRY.timeoutMs / 1000,
+		description:
+			'How long one request may wait for the service to answer; one that does not is tried again like a lost connection',
+	},
 ];
 
 export const pageSizeOption: INodeProperties = {
@@ -62,7 +71,12 @@ export const pageSizeOption: INodeProperties = {
 export function readRetryPolicy(options: IDataObject): RetryPolicy {
 	const attempts = Number(options.maxAttempts ?? DEFAULT_RETRY.maxAttempts);
 	const waitSeconds = Number(options.maxRetryWaitSeconds ?? DEFAULT_RETRY.maxWaitMs / 1000);
+	const timeoutSeconds = Number(options.timeoutSeconds ?? DEFAULT_RETRY.timeoutMs / 1000);
 	return {
+		timeoutMs:
+			Number.isFinite(timeoutSeconds) && timeoutSeconds > 0
+				? timeoutSeconds * 1000
+				: DEFAULT_RETRY.timeoutMs,
 		maxAttempts:
 			Number.isFinite(attempts) && attempts >= 1 ? Math.floor(attempts) : DEFAULT_RETRY.maxAttempts,
 		maxWaitMs:

@@ -2,7 +2,7 @@ import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from '
 import { buildFilter, printFilter } from '../filter';
 import { ASSETS_PATH, CONTRACTS_PATH, USERS_PATH, recordLabel } from '../resources';
 import { userSchema } from '../schema/user';
-import { apiRequest } from '../transport';
+import { apiRequest, EDITOR_RETRY } from '../transport';
 
 const PAGE = 50;
 
@@ -16,6 +16,7 @@ async function searchList(
 	const page = (await apiRequest.call(this, 'GET', paginationToken ?? path, {
 		qs: paginationToken ? undefined : { limit: PAGE, ...(filter ? { q: filter } : {}) },
 		operation: `search ${noun}s`,
+		retry: EDITOR_RETRY,
 	})) as { results?: IDataObject[]; next?: string };
 	return {
 		results: (page.results ?? []).map((record) => ({
@@ -64,6 +65,7 @@ export async function searchUsers(
 	const page = (await apiRequest.call(this, 'GET', USERS_PATH, {
 		qs: { startIndex, count: PAGE, ...(tree ? { filter: printFilter(tree) } : {}) },
 		operation: 'search users',
+		retry: EDITOR_RETRY,
 	})) as { Resources?: IDataObject[]; totalResults?: number };
 	const resources = page.Resources ?? [];
 	const next = startIndex + resources.length;

@@ -1,13 +1,14 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 import { CUSTOM_FIELD_PREFIX, filterableAttributes } from '../descriptions/filterUi';
 import { fetchCustomFieldDefinitions } from '../resources';
+import { EDITOR_RETRY } from '../transport';
 import { assetSchema } from '../schema/asset';
 
 /** Asset custom fields for the Custom Fields picker (value: the field's lookup key). */
 export async function getAssetCustomFields(
 	this: ILoadOptionsFunctions,
 ): Promise<INodePropertyOptions[]> {
-	const definitions = await fetchCustomFieldDefinitions.call(this);
+	const definitions = await fetchCustomFieldDefinitions.call(this, undefined, EDITOR_RETRY);
 	return definitions
 		.map((definition) => ({
 			name: definition.name,
@@ -28,7 +29,11 @@ export async function getAssetFilterFields(
 		({ label, path }) => ({ name: label, value: path }),
 	);
 	try {
-		for (const definition of await fetchCustomFieldDefinitions.call(this)) {
+		for (const definition of await fetchCustomFieldDefinitions.call(
+			this,
+			undefined,
+			EDITOR_RETRY,
+		)) {
 			fields.push({
 				name: `Custom Field › ${definition.name}`,
 				value: `${CUSTOM_FIELD_PREFIX}${definition.lookupKey}`,

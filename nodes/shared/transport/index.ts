@@ -11,10 +11,10 @@ import {
 } from 'n8n-workflow';
 import { readFailure, readProblem, readStreamBodies, type Failure } from './failure';
 import { isBodyStream, nextLinkOf, readJson, type BodyStream } from './stream';
-import { describeFailure } from './messages';
+import { describeFailure, redactSecrets } from './messages';
 import { DEFAULT_RETRY, isRetryable, retryDelay, type RetryPolicy } from './retry';
 
-export { DEFAULT_RETRY, type RetryPolicy } from './retry';
+export { DEFAULT_RETRY, EDITOR_RETRY, type RetryPolicy } from './retry';
 
 export const CREDENTIAL_TYPE = 'stockroomOAuth2Api';
 
@@ -119,6 +119,7 @@ function requestFor(call: Call, encoding?: 'stream'): IHttpRequestOptions {
 		url: call.url,
 		json: true,
 		returnFullResponse: true,
+		timeout: (call.options.retry ?? DEFAULT_RETRY).timeoutMs,
 	};
 	if (encoding) request.encoding = encoding;
 	if (call.options.qs && Object.keys(call.options.qs).length) request.qs = call.options.qs;
@@ -151,6 +152,8 @@ async function send<T extends { headers?: IDataObject; body?: unknown }>(
 ): Promise<T> {
 	const retry = call.options.retry ?? DEFAULT_RETRY;
 	let waited = 0;
+	/** An earlier attempt got no answer: the service may have carried it out all the same. */
+	let unanswered = false;
 	for (let attempt = 1; ; attempt++) {
 		try {
 			return (await context.helpers.httpRequestWithAuthentication.call(
@@ -161,6 +164,13 @@ async function send<T extends { headers?: IDataObject; body?: unknown }>(
 		} catch (error) {
 			await readStreamBodies(error);
 			const failure = readFailure(error, Date.now());
+			// a DELETE whose answer was lost and that is now "not found" was most likely carried out
+			// by the lost attempt: what the caller asked for is done
+			if (call.method === 'DELETE' && failure.status === 404 && unanswered) {
+				context.logger.debug('Stockroom: DELETE answered 404 after a lost answer: taken as done');
+				return { body: {}, headers: {} } as T;
+			}
+			unanswered ||= failure.status === undefined;
 			const delay = isRetryable(failure) ? retryDelay(failure, attempt, Math.random) : undefined;
 			if (delay === undefined || attempt >= retry.maxAttempts || waited + delay > retry.maxWaitMs) {
 				throw toNodeApiError(context, failure, {
@@ -169,6 +179,7 @@ async function send<T extends { headers?: IDataObject; body?: unknown }>(
 					path: call.url.slice(call.baseUrl.length) || call.url,
 					baseUrl: call.baseUrl,
 					attempts: attempt,
+					timeoutMs: retry.timeoutMs,
 				});
 			}
 			context.logger.debug(
@@ -234,10 +245,19 @@ function discard(pending: Promise<OpenResponse> | undefined): void {
 function toNodeApiError(
 	context: RequestContext,
 	failure: Failure,
-	details: RequestOptions & { method: string; path: string; baseUrl: string; attempts: number },
+	details: RequestOptions & {
+		method: string;
+		path: string;
+		baseUrl: string;
+		attempts: number;
+		timeoutMs: number;
+	},
 ): NodeApiError {
 	const problem = readProblem(failure.body);
-	const { message, description } = describeFailure(failure, problem, details);
+	// the service's and n8n's own text is copied into these: never let a token or secret through
+	const described = describeFailure(failure, problem, details);
+	const message = redactSecrets(described.message);
+	const description = described.description && redactSecrets(described.description);
 	const response: IDataObject = { message };
 	if (failure.status !== undefined) response.httpCode = String(failure.status);
 	return new NodeApiError(context.getNode(), response as never, {

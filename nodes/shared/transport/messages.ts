@@ -6,6 +6,8 @@ interface CallDetails {
 	path: string;
 	baseUrl: string;
 	attempts: number;
+	/** How long each attempt waited for an answer. */
+	timeoutMs: number;
 }
 
 /** The scope the service wants for a call (reads `*.Read`, writes `*.Write`, users `Users.Read`). */
@@ -63,8 +65,13 @@ export function describeFailure(
 		};
 	}
 	if (failure.status === undefined) {
-		const reason =
-			failure.code === 'ECONNREFUSED'
+		const timedOut =
+			failure.code === 'ECONNABORTED' ||
+			failure.code === 'ETIMEDOUT' ||
+			/timeout/i.test(failure.message);
+		const reason = timedOut
+			? `the service did not answer within ${Math.round(call.timeoutMs / 1000)} s`
+			: failure.code === 'ECONNREFUSED'
 				? 'the connection was refused'
 				: failure.code === 'ENOTFOUND' || failure.code === 'EAI_AGAIN'
 					? 'the host name could not be resolved'
@@ -112,4 +119,24 @@ export function describeFailure(
 				description: facts,
 			};
 	}
+}
+
+/** What a secret looks like in text a service or gateway may send back. */
+const SECRET_PATTERNS: Array<[RegExp, string]> = [
+	// "access_token": "...", client_secret=..., password: ...
+	[
+		/((?:access|refresh|id)_token|client_secret|password|api[_-]?key|secret)("?\s*[:=]\s*"?)[^\s"&,;}]+/gi,
+		'$1$2[redacted]',
+	],
+	[/\b(Bearer|Basic)\s+[\w.~+/=-]{8,}/gi, '$1 [redacted]'],
+	// JSON Web Tokens
+	[/\beyJ[\w-]+\.[\w-]+\.[\w-]*/g, '[redacted]'],
+];
+
+/** Text from upstream with anything that looks like a token or a secret replaced. */
+export function redactSecrets(text: string): string {
+	return SECRET_PATTERNS.reduce(
+		(result, [pattern, replacement]) => result.replace(pattern, replacement),
+		text,
+	);
 }

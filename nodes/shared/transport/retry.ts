@@ -6,9 +6,17 @@ export interface RetryPolicy {
 	maxAttempts: number;
 	/** Total time spent waiting between attempts, in milliseconds. */
 	maxWaitMs: number;
+	/**
+	 * How long one attempt may wait for the service's answer, in milliseconds; an attempt that
+	 * runs out is a failed attempt like a dropped connection (retried within the policy).
+	 */
+	timeoutMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, maxWaitMs: 60_000 };
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, maxWaitMs: 60_000, timeoutMs: 30_000 };
+
+/** For the editor's calls (list searches, option lists): a person is waiting, so a few seconds. */
+export const EDITOR_RETRY: RetryPolicy = { maxAttempts: 2, maxWaitMs: 2_000, timeoutMs: 10_000 };
 
 const RETRYABLE_STATUSES = [429, 502, 503, 504];
 const RETRYABLE_CODES = ['ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE'];
