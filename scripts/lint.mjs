@@ -1,5 +1,6 @@
 // `npm run lint`: n8n's verification scan (its own analyzePackage) over the sources and over the
-// packed tarball, then ordinary strict TypeScript lint over everything else.
+// packed tarball, the ESLint config of n8n's own node tooling (`n8n-node lint`, cloud rules on)
+// over package.json, nodes/ and credentials/, then ordinary strict TypeScript lint over the rest.
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -75,6 +76,18 @@ try {
 } finally {
 	rmSync(generatedDir, { recursive: true, force: true });
 }
+
+// the config `n8n-node lint` applies (@n8n/node-cli): a rule n8n adds to its tooling shows here
+// the day the dev dependency is bumped
+const { config: n8nNodeConfig } = require('@n8n/node-cli/eslint');
+const n8nNodeLint = new ESLint({ cwd: root, overrideConfigFile: true, overrideConfig: n8nNodeConfig });
+const n8nNodeResults = await n8nNodeLint.lintFiles(['package.json', 'nodes/**/*.ts', 'credentials/**/*.ts']);
+const n8nNodeErrors = n8nNodeResults.reduce((sum, result) => sum + result.errorCount + result.warningCount, 0);
+if (n8nNodeErrors) console.log((await n8nNodeLint.loadFormatter('stylish')).format(n8nNodeResults));
+report("n8n-node lint config (@n8n/node-cli, cloud rules): package.json, nodes/, credentials/", {
+	passed: n8nNodeErrors === 0 && n8nNodeResults.length > 0,
+	message: n8nNodeResults.length ? `${n8nNodeErrors} problems` : 'no files were linted',
+});
 
 const eslint = new ESLint({ cwd: root });
 const results = await eslint.lintFiles(['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'scripts/**/*.mjs']);

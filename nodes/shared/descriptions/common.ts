@@ -27,6 +27,7 @@ export const returnAllOrLimit: INodeProperties[] = [
 
 const DEFAULT_ATTEMPTS = DEFAULT_RETRY.maxAttempts;
 const DEFAULT_WAIT_SECONDS = DEFAULT_RETRY.maxWaitMs / 1000;
+const DEFAULT_TIMEOUT_SECONDS = DEFAULT_RETRY.timeoutMs / 1000;
 const DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE;
 
 /** Retry settings offered in every operation's Options. */
@@ -53,7 +54,7 @@ export const retryOptions: INodeProperties[] = [
 		name: 'timeoutSeconds',
 		type: 'number',
 		typeOptions: { minValue: 1 },
-		default: DEFAULT_RETRY.timeoutMs / 1000,
+		default: DEFAULT_TIMEOUT_SECONDS,
 		description:
 			'How long one request may wait for the service to answer; one that does not is tried again like a lost connection',
 	},
