@@ -2,7 +2,7 @@
 // packed tarball, the ESLint config of n8n's own node tooling (`n8n-node lint`, cloud rules on)
 // over package.json, nodes/ and credentials/, then ordinary strict TypeScript lint over the rest.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +11,12 @@ import { analyzePackage, SOURCE_FILE_PATTERNS } from '@n8n/scan-community-packag
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 let failed = false;
+
+// the tarball and the generated descriptions come from dist/: `n8n-node release` lints before it
+// builds, so build first when there is nothing built
+if (!existsSync(path.join(root, 'dist', 'nodes'))) {
+	execFileSync('npm', ['run', '-s', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+}
 
 function report(label, result) {
 	if (result.passed && result.message === 'No files found to analyze') {
