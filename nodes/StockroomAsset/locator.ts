@@ -21,7 +21,7 @@ export async function resolveAssetId(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	retry: RetryPolicy,
-): Promise<{ id: string | null; label: string }> {
+): Promise<{ id: string | null; label: string; externalId?: string }> {
 	const locator = this.getNodeParameter('asset', itemIndex) as { mode: string; value: string };
 	const value = String(locator.value ?? '').trim();
 	if (!value) throw new Error('Asset: choose an asset or enter its ID');
@@ -45,5 +45,9 @@ export async function resolveAssetId(
 	const match = (page.results ?? []).find(
 		(record) => String(record.externalId).toLowerCase() === value.toLowerCase(),
 	);
-	return { id: match ? String(match.id) : null, label: `asset with External ID "${value}"` };
+	return {
+		id: match ? String(match.id) : null,
+		label: `asset with External ID "${value}"`,
+		externalId: value,
+	};
 }

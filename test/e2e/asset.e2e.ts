@@ -458,7 +458,7 @@ describe('Stockroom Asset in real n8n', () => {
 			{ id: created.id, deleted: false, notFound: true },
 		]);
 		expect(run.outputs['Delete unknown external ID, ignore missing']).toEqual([
-			{ id: null, deleted: false, notFound: true },
+			{ externalId: 'E2E-NO-SUCH-ASSET', deleted: false, notFound: true },
 		]);
 		expect(run.outputs['Delete missing']).toEqual([
 			{

@@ -230,7 +230,7 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 			}),
 		);
 		expect(limited.message).toBe(
-			'Could not list assets: the service is still rate limiting after 1 attempts (HTTP 429)',
+			'Could not list assets: the service is still rate limiting after 1 attempt (HTTP 429)',
 		);
 		expect(limited.description).toMatch(/Max Retry Wait/);
 	});

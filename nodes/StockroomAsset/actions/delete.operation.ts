@@ -1,10 +1,8 @@
 import {
-	NodeApiError,
 	NodeOperationError,
 	type IDataObject,
 	type IExecuteFunctions,
 	type INodeProperties,
-	type JsonObject,
 } from 'n8n-workflow';
 import { optionsProperty, readRetryPolicy } from '../../shared/descriptions/common';
 import { showFor } from '../../shared/descriptions/showFor';
@@ -28,6 +26,8 @@ export const description = showFor(['delete'], properties);
 
 interface Prepared {
 	id: string | null;
+	/** When the asset was given by External ID. */
+	externalId?: string;
 	label: string;
 	ignoreNotFound: boolean;
 	retry: RetryPolicy;
@@ -36,8 +36,8 @@ interface Prepared {
 export async function prepare(this: IExecuteFunctions, i: number): Promise<Prepared> {
 	const options = this.getNodeParameter('options', i, {}) as IDataObject;
 	const retry = readRetryPolicy(options);
-	const { id, label } = await resolveAssetId.call(this, i, retry);
-	return { id, label, ignoreNotFound: options.ignoreNotFound === true, retry };
+	const { id, label, externalId } = await resolveAssetId.call(this, i, retry);
+	return { id, externalId, label, ignoreNotFound: options.ignoreNotFound === true, retry };
 }
 
 export async function execute(
@@ -45,7 +45,11 @@ export async function execute(
 	prepared: Prepared,
 	i: number,
 ): Promise<IDataObject[]> {
-	const notFound = { id: prepared.id, deleted: false, notFound: true };
+	// the asset as it was asked for: by its ID, or by the External ID when none has it
+	const notFound =
+		prepared.id === null
+			? { externalId: prepared.externalId, deleted: false, notFound: true }
+			: { id: prepared.id, deleted: false, notFound: true };
 	if (prepared.id === null) {
 		if (prepared.ignoreNotFound) return [notFound];
 		throw new NodeOperationError(
@@ -62,7 +66,7 @@ export async function execute(
 		});
 	} catch (error) {
 		if (prepared.ignoreNotFound && isNotFound(error)) return [notFound];
-		throw new NodeApiError(this.getNode(), error as JsonObject);
+		throw error;
 	}
 	return [{ id: prepared.id, deleted: true }];
 }

@@ -1,5 +1,7 @@
 import type { Failure, Problem } from './failure';
 
+const attempts = (count: number) => (count === 1 ? '1 attempt' : `${count} attempts`);
+
 interface CallDetails {
 	operation: string;
 	method: string;
@@ -109,13 +111,13 @@ export function describeFailure(
 			return { message: `${failed}: it was not found (HTTP 404)`, description: facts };
 		case 429:
 			return {
-				message: `${failed}: the service is still rate limiting after ${call.attempts} attempts (HTTP 429)`,
+				message: `${failed}: the service is still rate limiting after ${attempts(call.attempts)} (HTTP 429)`,
 				description:
 					`Lower the workflow's request rate or raise the node's retry settings (Options > Max Retry Wait).\n${facts}`.trim(),
 			};
 		default:
 			return {
-				message: `${failed}: the service answered HTTP ${failure.status}${problem.title ? ` (${problem.title})` : ''}${call.attempts > 1 ? ` after ${call.attempts} attempts` : ''}`,
+				message: `${failed}: the service answered HTTP ${failure.status}${problem.title ? ` (${problem.title})` : ''}${call.attempts > 1 ? ` after ${attempts(call.attempts)}` : ''}`,
 				description: facts,
 			};
 	}
