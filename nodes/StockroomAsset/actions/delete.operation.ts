@@ -1,8 +1,10 @@
 import {
+	NodeApiError,
 	NodeOperationError,
 	type IDataObject,
 	type IExecuteFunctions,
 	type INodeProperties,
+	type JsonObject,
 } from 'n8n-workflow';
 import { optionsProperty, readRetryPolicy } from '../../shared/descriptions/common';
 import { showFor } from '../../shared/descriptions/showFor';
@@ -66,7 +68,8 @@ export async function execute(
 		});
 	} catch (error) {
 		if (prepared.ignoreNotFound && isNotFound(error)) return [notFound];
-		throw error;
+		// n8n's verification scan wants every error a node throws wrapped
+		throw new NodeApiError(this.getNode(), error as JsonObject);
 	}
 	return [{ id: prepared.id, deleted: true }];
 }

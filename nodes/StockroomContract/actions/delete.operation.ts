@@ -1,4 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import {
+	NodeApiError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+	type JsonObject,
+} from 'n8n-workflow';
 import { optionsProperty, readRetryPolicy } from '../../shared/descriptions/common';
 import { showFor } from '../../shared/descriptions/showFor';
 import { CONTRACTS_PATH } from '../../shared/resources';
@@ -56,7 +62,7 @@ export async function execute(
 		if (prepared.ignoreNotFound && isNotFound(error)) {
 			return [{ [prepared.keyName]: prepared.value, deleted: false, notFound: true }];
 		}
-		throw error; // already the NodeApiError that says what failed
+		throw new NodeApiError(this.getNode(), error as JsonObject);
 	}
 	return [{ [prepared.keyName]: prepared.value, deleted: true }];
 }
