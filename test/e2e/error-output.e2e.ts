@@ -285,11 +285,7 @@ describe('every operation under each On Error setting, in real n8n', () => {
 
 	/** Runs the workflow through n8n's engine and returns the tested node's outputs. */
 	async function run(scenario: Scenario, setting: Setting) {
-		const { executionId } = await server.rest.request<{ executionId: string }>(
-			'POST',
-			`/rest/workflows/${ids.get(key(scenario, setting))}/run`,
-			{ triggerToStartFrom: { name: 'Start' } },
-		);
+		const executionId = await server.rest.runWorkflow(ids.get(key(scenario, setting))!, 'Start');
 		const execution = await home.waitForExecution(executionId, 60_000);
 		const task = execution.data.resultData.runData.Tested?.[0];
 		const outputs = (task?.data?.main ?? []) as Array<INodeExecutionData[] | null>;

@@ -47,11 +47,7 @@ describe('n8n in queue mode: a main, two workers, Redis and Postgres', () => {
 	/** Runs a workflow through main's REST API; resolves with the execution id at once. */
 	async function startRun(workflowId: string): Promise<string> {
 		const { main } = await home.startQueue();
-		const { executionId } = await main.rest.request<{ executionId: string }>(
-			'POST',
-			`/rest/workflows/${workflowId}/run`,
-			{ triggerToStartFrom: { name: 'Start' } },
-		);
+		const executionId = await main.rest.runWorkflow(workflowId, 'Start');
 		return executionId;
 	}
 

@@ -165,11 +165,7 @@ export class N8nHome implements N8nEnvironment {
 		);
 		const trigger = nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
 		if (!trigger) throw new HarnessError(`workflow ${id} has no Manual Trigger to run it from`);
-		const { executionId } = await main.rest.request<{ executionId: string }>(
-			'POST',
-			`/rest/workflows/${id}/run`,
-			{ triggerToStartFrom: { name: trigger.name } },
-		);
+		const executionId = await main.rest.runWorkflow(id, trigger.name);
 		const run = await this.waitForExecution(executionId, 180_000);
 		// the point of queue mode: main hands every run to a worker
 		if (!run.worker) throw new HarnessError(`run ${executionId} was not carried out by a worker`);

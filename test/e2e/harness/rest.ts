@@ -115,9 +115,30 @@ export class N8nRest {
 		const { executionId } = await this.request<{ executionId: string }>(
 			'POST',
 			`/rest/workflows/${workflowId}/run`,
-			{ destinationNode: { nodeName, mode: 'inclusive' } },
+			{
+				workflowData: await this.workflow(workflowId),
+				destinationNode: { nodeName, mode: 'inclusive' },
+			},
 		);
 		return executionId;
+	}
+
+	/**
+	 * "Execute workflow" from a trigger node, as the editor does; returns the id of the execution,
+	 * which finishes in the background. (n8n 1.x reads the workflow from the request; 2.x ignores it.)
+	 */
+	async runWorkflow(workflowId: string, triggerName: string): Promise<string> {
+		const { executionId } = await this.request<{ executionId: string }>(
+			'POST',
+			`/rest/workflows/${workflowId}/run`,
+			{ workflowData: await this.workflow(workflowId), triggerToStartFrom: { name: triggerName } },
+		);
+		return executionId;
+	}
+
+	/** A saved workflow as the editor has it. */
+	async workflow(workflowId: string): Promise<Record<string, unknown>> {
+		return await this.request<Record<string, unknown>>('GET', `/rest/workflows/${workflowId}`);
 	}
 
 	/**
