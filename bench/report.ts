@@ -208,12 +208,13 @@ function floorSection(results: Results): string[] {
 		'',
 		paragraph(
 			`A plain \`fetch\` loop in its own Node ${results.machine.node} process (the Node n8n runs on)`,
-			`follows \`next\` over the same ${count(floor.records)} assets, parsing every page:`,
+			`walks the same ${count(floor.records)} assets, asking for each next page as soon as the`,
+			'`Link` header names it and parsing every page, with no n8n at all:',
 			`${ms(floor.fetchLoopMs)} (median of ${floor.runs}), of which the sandbox spent`,
-			`${ms(floor.sandboxCpuMs)} of CPU serving the pages. The Asset node's list-all execution`,
-			`(${ms(asset)}) is ${ratio(asset / floor.fetchLoopMs)} times the floor; the rest is n8n`,
-			`turning ${count(results.records)} records into items and keeping them (the floor ran after`,
-			'the upserts, which added their assets).',
+			`${ms(floor.sandboxCpuMs)} of CPU serving the pages on the same two cores. The Asset node's`,
+			`list-all execution (${ms(asset)}) is ${ratio(asset / floor.fetchLoopMs)} times that floor; the`,
+			`rest is n8n turning ${count(results.records)} records into items and keeping them (the floor`,
+			'ran after the upserts, which added their assets).',
 		),
 		'',
 	];
