@@ -348,7 +348,7 @@ describe('Stockroom Contract and User in real n8n', () => {
 			expect(run.outputs['Delete missing']).toEqual([
 				{
 					error: `Could not delete the contract ${String(seeded.id)}: it was not found (HTTP 404)`,
-					description: expect.stringContaining(
+					message: expect.stringContaining(
 						`No contract has the id or externalId '${String(seeded.id)}'.`,
 					),
 				},
