@@ -67,37 +67,64 @@ function parseBody(data: unknown): unknown {
 }
 
 /**
- * A failed call made with `encoding: 'stream'` carries its error body as a stream: read it, so
- * the service's problem details can be shown like any other call's.
+ * Where a layer keeps the response body: axios's `response.data`, a `response.body`, or (n8n 1.x,
+ * whose NodeApiError drops its `cause`) the `context.data` it copied from the response.
+ */
+function bodyHolders(layer: Record<string, unknown>): Array<[Record<string, unknown>, string]> {
+	const holders: Array<[Record<string, unknown>, string]> = [];
+	const response = layer.response;
+	if (typeof response === 'object' && response !== null) {
+		holders.push([response as Record<string, unknown>, 'data']);
+		holders.push([response as Record<string, unknown>, 'body']);
+	}
+	if (isPlainObject(layer.context)) holders.push([layer.context, 'data']);
+	return holders;
+}
+
+/**
+ * A failed call made with `encoding: 'stream'` carries its error body as a stream: read it (once,
+ * wherever it is referenced), so the service's problem details can be shown like any other call's.
  */
 export async function readStreamBodies(error: unknown): Promise<void> {
+	const read = new Map<unknown, string | undefined>();
 	for (const layer of causes(error)) {
-		const response = layer.response as Record<string, unknown> | undefined;
-		for (const key of ['data', 'body'] as const) {
-			const body = response?.[key];
+		for (const [holder, key] of bodyHolders(layer)) {
+			const body = holder[key];
 			if (!isBodyStream(body)) continue;
-			try {
-				response![key] = await readText(body);
-			} catch {
-				response![key] = undefined;
-			}
+			if (!read.has(body)) read.set(body, await readText(body).catch(() => undefined));
+			holder[key] = read.get(body);
 		}
 	}
 }
 
+/**
+ * The connection error code named in an error's text. n8n 1.x replaces the message of a
+ * connection failure with its own words and keeps the original (`read ECONNRESET`, `socket hang
+ * up`, `timeout of 1000ms exceeded`) in `messages`; the code itself is not kept.
+ */
+function codeInText(text: string): string | undefined {
+	const named = CONNECTION_CODES.find((code) => new RegExp(`\\b${code}\\b`).test(text));
+	if (named) return named;
+	if (/socket hang up|^aborted$/i.test(text.trim())) return 'ECONNRESET';
+	if (/timeout of \d+ ?ms exceeded/i.test(text)) return 'ECONNABORTED';
+	return undefined;
+}
+
 export function readFailure(error: unknown, now: number): Failure {
 	const failure: Failure = { message: error instanceof Error ? error.message : String(error) };
+	/** Error texts, n8n's kept originals first: the code is read from them when no layer has one. */
+	const texts: unknown[] = [];
 	for (const layer of causes(error)) {
 		const response = layer.response as Record<string, unknown> | undefined;
 		if (response && typeof response === 'object') {
 			const status = Number(response.status ?? response.statusCode);
 			if (failure.status === undefined && Number.isInteger(status) && status > 0)
 				failure.status = status;
-			if (failure.body === undefined && response.data !== undefined)
-				failure.body = parseBody(response.data);
-			if (failure.body === undefined && response.body !== undefined)
-				failure.body = parseBody(response.body);
 			failure.retryAfterMs ??= parseRetryAfter(header(response.headers, 'retry-after'), now);
+		}
+		for (const [holder, key] of bodyHolders(layer)) {
+			if (failure.body === undefined && holder[key] !== undefined && holder[key] !== '')
+				failure.body = parseBody(holder[key]);
 		}
 		if (failure.status === undefined) {
 			const httpCode = Number(layer.httpCode ?? layer.statusCode);
@@ -117,13 +144,19 @@ export function readFailure(error: unknown, now: number): Failure {
 		) {
 			failure.tokenError = layer.body.error;
 		}
-		if (
-			failure.code === undefined &&
-			typeof layer.message === 'string' &&
-			/socket hang up/i.test(layer.message)
-		) {
-			failure.code = 'ECONNRESET';
+		if (Array.isArray(layer.messages)) texts.push(...layer.messages);
+		texts.push(layer.message);
+	}
+	if (failure.code === undefined && failure.status === undefined) {
+		for (const text of texts) {
+			if (typeof text === 'string') failure.code ??= codeInText(text);
 		}
+	}
+	if (failure.status !== undefined && failure.status < 300) {
+		// a success whose body was cut on the way: the call was carried out, its answer was lost
+		failure.status = undefined;
+		failure.body = undefined;
+		failure.code ??= 'ECONNRESET';
 	}
 	return failure;
 }

@@ -3,9 +3,13 @@ import type { IDataObject } from 'n8n-workflow';
 /** A response body as n8n's request helper hands it over with `encoding: 'stream'`. */
 export interface BodyStream {
 	on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
-	on(event: 'end', listener: () => void): unknown;
+	on(event: 'end' | 'close', listener: () => void): unknown;
 	on(event: 'error', listener: (error: Error) => void): unknown;
 	destroy(): unknown;
+	/** Node's stream state: set when the stream failed or was closed, perhaps before it is read. */
+	readonly errored?: unknown;
+	readonly destroyed?: boolean;
+	readonly readableEnded?: boolean;
 }
 
 export const isBodyStream = (value: unknown): value is BodyStream =>
@@ -14,17 +18,36 @@ export const isBodyStream = (value: unknown): value is BodyStream =>
 	typeof (value as BodyStream).on === 'function' &&
 	typeof (value as BodyStream).destroy === 'function';
 
-/** The whole body as text (UTF-8, decoded across chunk boundaries). */
+/** Why a body that will never end did not: it failed or closed early (the connection dropped). */
+function cutShort(stream: BodyStream): Error {
+	const cause = stream.errored instanceof Error ? stream.errored : undefined;
+	return Object.assign(new Error(cause?.message ?? 'aborted'), { code: 'ECONNRESET', cause });
+}
+
+/**
+ * The whole body as text (UTF-8, decoded across chunk boundaries). A body whose connection
+ * dropped fails, even when that happened before it was read (n8n 1.x hands over such a stream
+ * already closed: waiting for its end would wait for ever).
+ */
 export async function readText(stream: BodyStream): Promise<string> {
 	const decoder = new TextDecoder();
 	const parts: string[] = [];
 	return await new Promise<string>((resolve, reject) => {
+		if (stream.errored || (stream.destroyed && !stream.readableEnded)) {
+			reject(cutShort(stream));
+			return;
+		}
+		let ended = false;
 		stream.on('data', (chunk) => parts.push(decoder.decode(chunk, { stream: true })));
 		stream.on('end', () => {
+			ended = true;
 			parts.push(decoder.decode());
 			resolve(parts.join(''));
 		});
 		stream.on('error', reject);
+		stream.on('close', () => {
+			if (!ended) reject(cutShort(stream));
+		});
 	});
 }
 

@@ -1,0 +1,43 @@
+import { PassThrough, pipeline, Readable } from 'node:stream';
+import { createGunzip, gzipSync } from 'node:zlib';
+import { readJson, readText } from '../../../nodes/shared/transport/stream';
+
+/** Lets every pending stream event fire. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('reading a response body', () => {
+	test('a whole body, split inside a multi-byte character', async () => {
+		const bytes = Buffer.from('{"name":"ünïcødé 😀"}');
+		const stream = Readable.from([bytes.subarray(0, 11), bytes.subarray(11)]);
+		await expect(readJson(stream)).resolves.toEqual({ name: 'ünïcødé 😀' });
+	});
+
+	test('a body whose connection dropped before it was read fails instead of waiting for ever', async () => {
+		// as axios hands a decompressed body over: the end of a pipeline, which takes its errors
+		const source = new PassThrough();
+		const stream = pipeline(source, new PassThrough(), () => undefined);
+		source.write('{"results":[');
+		source.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+		await settle();
+		await expect(readText(stream)).rejects.toMatchObject({ code: 'ECONNRESET' });
+	}, 2000);
+
+	test('a body closed early without an error fails too', async () => {
+		const stream = new PassThrough();
+		stream.write('{"results":[');
+		stream.destroy();
+		await settle();
+		await expect(readText(stream)).rejects.toMatchObject({ code: 'ECONNRESET' });
+	}, 2000);
+
+	test('a compressed body cut mid-way while it is read fails', async () => {
+		const source = new PassThrough();
+		const body = pipeline(source, createGunzip(), () => undefined);
+		const reading = readText(body);
+		const gzipped = gzipSync(JSON.stringify({ results: Array(2000).fill({ id: 'x' }) }));
+		source.write(gzipped.subarray(0, gzipped.length / 2));
+		await settle();
+		source.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+		await expect(reading).rejects.toBeInstanceOf(Error);
+	}, 2000);
+});
