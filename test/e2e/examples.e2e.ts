@@ -128,9 +128,12 @@ describe('the examples in real n8n, against the demo sandbox', () => {
 
 		const file = run.data.resultData.runData['Stale devices CSV'][0].data!.main[0]![0].binary!.data;
 		expect(file).toMatchObject({ fileName: 'stale-devices.csv', mimeType: 'text/csv' });
-		// n8n keeps binary data in files: `id` is `filesystem-v2:<path under .n8n/storage>`
-		const stored = path.join(home.userFolder, '.n8n', 'storage', file.id!.split(':')[1]);
-		const csv = readFileSync(stored, 'utf8').trim().split('\n');
+		// n8n 2.x keeps binary data in files (`id` is `filesystem-v2:<path under .n8n/storage>`),
+		// n8n 1.x by default in the execution, as base64
+		const text = file.id
+			? readFileSync(path.join(home.userFolder, '.n8n', 'storage', file.id.split(':')[1]), 'utf8')
+			: Buffer.from(file.data, 'base64').toString('utf8');
+		const csv = text.trim().split('\n');
 		expect(csv[0]).toBe('device,externalId,status,assignedTo,platform,lastSynced,daysSinceSync');
 		expect(csv).toHaveLength(rows.length + 1);
 	});

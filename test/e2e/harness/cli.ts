@@ -7,7 +7,7 @@ import { StockroomOAuth2Api } from '../../../credentials/StockroomOAuth2Api.cred
 import type { CredentialInput } from '../../helpers/credential';
 import { HarnessError, tail } from './errors';
 import { freePort } from './net';
-import { CREDENTIAL_TYPE, n8nBin, preloadPath } from './paths';
+import { CREDENTIAL_TYPE, N8N_MAJOR, n8nBin, n8nNode, preloadPath } from './paths';
 import { parseRun, type WorkflowRun } from './runData';
 
 /** What every n8n process of one user folder needs. */
@@ -36,7 +36,7 @@ export function n8nCommand(args: string[]): [string, string[]] {
 			`n8n needs Node 24, this is ${process.version}: source scripts/node24.sh`,
 		);
 	}
-	return [process.execPath, ['-r', preloadPath, n8nBin(), ...args]];
+	return [n8nNode(), ['-r', preloadPath, n8nBin(), ...args]];
 }
 
 /** Runs one n8n CLI command; a crash, a signal or an unexpected exit code is a HarnessError. */
@@ -195,7 +195,12 @@ export async function executeWorkflow(home: N8nEnvironment, id: string): Promise
 	return { ...run, cliMs: result.ms };
 }
 
-/** 2.x's activation: the workflow's triggers start with the next `n8n start`. */
+/** Activation (2.x publishes, 1.x sets active): the workflow's triggers start with the next `n8n start`. */
 export async function publishWorkflow(home: N8nEnvironment, id: string): Promise<void> {
-	await n8nCli(home, ['publish:workflow', `--id=${id}`]);
+	await n8nCli(
+		home,
+		N8N_MAJOR >= 2
+			? ['publish:workflow', `--id=${id}`]
+			: ['update:workflow', `--id=${id}`, '--active=true'],
+	);
 }

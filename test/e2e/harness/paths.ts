@@ -8,6 +8,8 @@ import { HarnessError } from './errors';
 export const PACKAGE_NAME = 'n8n-nodes-stockroom';
 export const CREDENTIAL_TYPE = 'stockroomOAuth2Api';
 export const N8N_VERSION = process.env.N8N_VERSION ?? '2.41.1';
+/** n8n's major version: 1.x and 2.x differ in a few places the tests look at. */
+export const N8N_MAJOR = Number(N8N_VERSION.split('.')[0]);
 
 /** The repository root, found by walking up (the harness runs from test/ and from build/test/). */
 export const repoRoot: string = (() => {
@@ -45,6 +47,12 @@ export function n8nInstallDir(): string {
 		installDir = printed.trim().split('\n').pop() as string;
 	}
 	return installDir;
+}
+
+/** The Node that runs n8n: this one, or the older one an old n8n was installed for (its `.node`). */
+export function n8nNode(): string {
+	const pinned = path.join(n8nInstallDir(), '.node');
+	return existsSync(pinned) ? readFileSync(pinned, 'utf8').trim() : process.execPath;
 }
 
 export function n8nBin(): string {
