@@ -105,7 +105,7 @@ export async function readStreamBodies(error: unknown): Promise<void> {
 function codeInText(text: string): string | undefined {
 	const named = CONNECTION_CODES.find((code) => new RegExp(`\\b${code}\\b`).test(text));
 	if (named) return named;
-	if (/socket hang up|^aborted$/i.test(text.trim())) return 'ECONNRESET';
+	if (/socket hang up|^aborted$|stream has been aborted/i.test(text.trim())) return 'ECONNRESET';
 	if (/timeout of \d+ ?ms exceeded/i.test(text)) return 'ECONNABORTED';
 	return undefined;
 }

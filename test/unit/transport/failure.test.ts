@@ -124,6 +124,8 @@ describe('reading a failed call as n8n 1.x hands it over (no cause)', () => {
 		['read ECONNRESET', 'ECONNRESET'],
 		['socket hang up', 'ECONNRESET'],
 		['aborted', 'ECONNRESET'],
+		// n8n 1.85's axios, for an answer cut half-way
+		['stream has been aborted', 'ECONNRESET'],
 		['timeout of 1000ms exceeded', 'ECONNABORTED'],
 		['connect ECONNREFUSED 127.0.0.1:9', 'ECONNREFUSED'],
 		['getaddrinfo ENOTFOUND stockroom.invalid', 'ENOTFOUND'],
