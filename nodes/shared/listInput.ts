@@ -6,7 +6,7 @@ import { readFilter, type FilterInputOptions } from './filterInput';
 import { InvalidItemError } from './runItems';
 import type { ResourceSchema } from './schema/fields';
 import { isDateTime } from './schema/values';
-import type { RetryPolicy } from './transport';
+import { collect, MAX_PAGE_SIZE, paginate, type RetryPolicy } from './transport';
 
 /** The Options of a Get Many operation over assets or contracts. */
 export function listOptions(nouns: string, searchedFields: string): INodeProperties {
@@ -25,6 +25,26 @@ export function listOptions(nouns: string, searchedFields: string): INodePropert
 			default: '',
 			description: `Only ${nouns} last modified at or before this time`,
 		},
+		{
+			displayName: 'Output',
+			name: 'output',
+			type: 'options',
+			options: [
+				{
+					name: 'One Item per Record',
+					value: 'records',
+					description: `Each of the ${nouns} as an item`,
+				},
+				{
+					name: 'One Item per Page',
+					value: 'pages',
+					description: `Each page as an item: its ${nouns} (records), how many (count) and the link to the next page (next, empty after the last)`,
+				},
+			],
+			default: 'records',
+			description:
+				'One Item per Page with Start From reads a list of any size one page per run, with memory bounded (see README: a million records)',
+		},
 		pageSizeOption,
 		{
 			displayName: 'Search Text',
@@ -32,6 +52,15 @@ export function listOptions(nouns: string, searchedFields: string): INodePropert
 			type: 'string',
 			default: '',
 			description: `Free text to look for in ${searchedFields}`,
+		},
+		{
+			displayName: 'Start From',
+			name: 'startFrom',
+			type: 'string',
+			default: '',
+			placeholder: '={{ $json.next }}',
+			description:
+				'The next link of a page read earlier (One Item per Page gives it): the list continues there, with the filter and options it was started with',
 		},
 	);
 }
@@ -41,6 +70,10 @@ export interface ListRequest {
 	limit?: number;
 	pageSize: number;
 	retry: RetryPolicy;
+	/** One item per page (`records`, `count`, `next`) instead of one per record. */
+	pages: boolean;
+	/** A `next` link to continue from (it carries the filter and every option). */
+	startFrom?: string;
 }
 
 /** `since`/`until` in UTC, or an item error naming the option. */
@@ -79,10 +112,66 @@ export async function readListRequest(
 	if (filter) qs.filter = printFilter(filter);
 	if (typeof options.q === 'string' && options.q.trim()) qs.q = options.q.trim();
 	const returnAll = this.getNodeParameter('returnAll', i, false) as boolean;
+	const pageSize = Math.min(Number(options.pageSize ?? MAX_PAGE_SIZE), MAX_PAGE_SIZE);
+	const pages = options.output === 'pages';
+	let limit = returnAll ? undefined : (this.getNodeParameter('limit', i, 50) as number);
+	// whole pages only, so that each page's next link continues exactly after it
+	if (pages && limit !== undefined) limit = Math.ceil(limit / pageSize) * pageSize;
+	const startFrom = typeof options.startFrom === 'string' ? options.startFrom.trim() : '';
 	return {
 		qs,
-		limit: returnAll ? undefined : (this.getNodeParameter('limit', i, 50) as number),
-		pageSize: Number(options.pageSize ?? 1000),
+		limit,
+		pageSize,
 		retry: readRetryPolicy(options),
+		pages,
+		...(startFrom ? { startFrom } : {}),
 	};
+}
+
+/** A `next` link given as Start From: a link into this list, or an item error saying what it is. */
+function checkStartFrom(link: string, path: string, nouns: string): string {
+	let pathname: string | undefined;
+	try {
+		pathname = new URL(link, 'http://base.invalid').pathname;
+	} catch {
+		pathname = undefined;
+	}
+	if (pathname?.replace(/\/+$/, '') !== path) {
+		throw new InvalidItemError('option', [
+			{
+				path: 'Start From',
+				message: `expected the next link of an earlier page of ${nouns} (${path}?...), got ${JSON.stringify(link)}`,
+			},
+		]);
+	}
+	return link;
+}
+
+/**
+ * Reads a Get Many request: every record as an item, or one item per page with the link to the
+ * next page, starting at the beginning or at a `next` link given as Start From.
+ */
+export async function readList(
+	this: IExecuteFunctions,
+	request: ListRequest,
+	list: { path: string; nouns: string; itemIndex: number },
+): Promise<IDataObject[]> {
+	const pages = paginate.call(
+		this,
+		request.startFrom ? checkStartFrom(request.startFrom, list.path, list.nouns) : list.path,
+		request.startFrom ? undefined : request.qs,
+		{
+			operation: `list ${list.nouns}`,
+			limit: request.limit,
+			pageSize: request.pageSize,
+			itemIndex: list.itemIndex,
+			retry: request.retry,
+		},
+	);
+	if (!request.pages) return await collect(pages);
+	const items: IDataObject[] = [];
+	for await (const { records, next } of pages) {
+		items.push({ records, count: records.length, next: next ?? '' });
+	}
+	return items;
 }

@@ -10,6 +10,7 @@ import {
 	createN8nHome,
 	EXAMPLE_CREDENTIAL,
 	exampleWorkflows,
+	queryDb,
 	importMissingExamples,
 	waitFor,
 	type N8nHome,
@@ -40,7 +41,7 @@ describe('the examples in real n8n, against the demo sandbox', () => {
 		home = await createN8nHome({ env: { GENERIC_TIMEZONE: 'UTC' } });
 		await home.importCredential({ ...EXAMPLE_CREDENTIAL, ...sandboxCredentialInput(sandbox) });
 		// what `npm start` does
-		expect(await importMissingExamples(home)).toHaveLength(4);
+		expect(await importMissingExamples(home)).toHaveLength(exampleWorkflows().length);
 	});
 
 	afterAll(async () => {
@@ -169,6 +170,61 @@ describe('the examples in real n8n, against the demo sandbox', () => {
 			['FIG-DEV-SEATS', 'Dev Mode seats', 10, 250],
 			[undefined, 'Onboarding and priority support bundle', undefined, 3000],
 		]);
+	});
+
+	test('5 a million assets, one page per run: every asset not retired once, a request per page, nothing left behind', async () => {
+		// enough assets for three pages: the loop goes round
+		const first = sandbox.store.assets.all()[0];
+		for (let index = 0; index < 2200; index++) {
+			const { id: _id, ...fields } = first;
+			sandbox.store.assets.put({
+				...fields,
+				externalId: `MILLION-${index}`,
+				status: index % 10 === 0 ? 'Retired' : 'Deployed',
+				platform: index % 3 === 0 ? 'macOS' : 'Windows',
+			});
+		}
+		const expected = sandbox.store.assets.all().filter((asset) => asset.status !== 'Retired');
+		const platforms: Record<string, number> = {};
+		for (const asset of expected) {
+			const platform = String(asset.platform ?? 'unknown');
+			platforms[platform] = (platforms[platform] ?? 0) + 1;
+		}
+		sandbox.resetStats();
+		// as from the editor (n8n 2.x calls a sub-workflow's draft only in manual runs)
+		const server = await home.start();
+		let run: Awaited<ReturnType<N8nHome['waitForExecution']>>;
+		try {
+			const id = exampleId('5-million-assets.json');
+			run = await home.waitForExecution(
+				await server.rest.runWorkflow(id, 'When clicking ‘Execute workflow’'),
+				120_000,
+			);
+		} finally {
+			await server.stop();
+		}
+
+		expect(run.error).toBeUndefined();
+		const pages = Math.ceil(expected.length / 1000);
+		expect(pages).toBeGreaterThan(1);
+		expect(run.outputs.Done).toEqual([
+			{ next: '', total: expected.length, pages, byPlatform: platforms },
+		]);
+		const lists = sandbox.journal().filter((call) => call.path === '/api/assets/v1');
+		expect(lists).toHaveLength(pages);
+		expect(lists.every((call) => call.query.filter === 'status ne "Retired"')).toBe(true);
+		// the loop went round once per page; the parent kept only cursors and totals
+		const loops = run.data.resultData.runData['Sync one page'];
+		expect(loops).toHaveLength(pages);
+		expect(JSON.stringify(loops).length).toBeLessThan(2000 * pages);
+		const saved = queryDb<{ id: number; status: string; size: number }>(
+			home.dbPath,
+			'SELECT e.id, e.status, LENGTH(d.data) AS size FROM execution_entity e LEFT JOIN execution_data d ON d."executionId" = e.id WHERE e."workflowId" = ?',
+			exampleId('5-million-assets-page.json'),
+		);
+		// the sub-workflow's successful runs are not saved: what n8n's database holds of them is the
+		// run's start (under 4 kB each), none of the page's records
+		expect(saved.every((execution) => execution.size < 4000)).toBe(true);
 	});
 
 	test('3 renewal reminders: published, a message per contract due within 60 days; Fetch Test Event', async () => {

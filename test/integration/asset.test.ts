@@ -68,6 +68,57 @@ describe('Stockroom Asset node against the sandbox', () => {
 			expect(apiCalls()).toHaveLength(2);
 		});
 
+		test('One Item per Page with Start From walks a filtered list one page per run: every match once, in order', async () => {
+			const filter = 'status eq "Deployed"';
+			const expected = sandbox.store.assets
+				.all()
+				.filter((asset) => asset.status === 'Deployed')
+				.map((asset) => asset.id);
+			expect(expected.length).toBeGreaterThan(20);
+			const seen: unknown[] = [];
+			let next = '';
+			let runs = 0;
+			do {
+				// Limit 7 with pages of 10 reads one whole page: its next link continues exactly after it
+				const [items] = await run({
+					operation: 'getAll',
+					returnAll: false,
+					limit: 7,
+					filterMode: 'expression',
+					filterExpression: filter,
+					options: { output: 'pages', pageSize: 10, ...(next ? { startFrom: next } : {}) },
+				});
+				expect(items).toHaveLength(1);
+				const page = items[0].json as { records: IDataObject[]; count: number; next: string };
+				expect(page.count).toBe(page.records.length);
+				seen.push(...page.records.map((record) => record.id));
+				next = page.next;
+				runs++;
+			} while (next && runs < 100);
+			expect(seen).toEqual(expected);
+			expect(runs).toBe(Math.ceil(expected.length / 10));
+			// one request per run; the filter went with the first and rode in every next link after
+			const lists = apiCalls().filter((call) => call.path === '/api/assets/v1');
+			expect(lists).toHaveLength(runs);
+			expect(lists.every((call) => call.query.filter === filter)).toBe(true);
+		});
+
+		test('Start From that is not a link into the asset list fails the item naming the option', async () => {
+			await expect(
+				run({
+					operation: 'getAll',
+					returnAll: true,
+					options: {
+						output: 'pages',
+						startFrom: 'https://elsewhere.example.com/api/contracts/v1?after=x',
+					},
+				}),
+			).rejects.toThrow(
+				/^Invalid option: Start From expected the next link of an earlier page of assets \(\/api\/assets\/v1\?\.\.\.\)/,
+			);
+			expect(apiCalls()).toEqual([]);
+		});
+
 		test('a builder filter with awkward values sends one quoted literal and finds the record', async () => {
 			const awkward = 'Weird "quoted" \\ back\\slash — ünïcødé 😀 x" or status pr or "';
 			const [[created]] = await run({

@@ -2,11 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { returnAllOrLimit } from '../../shared/descriptions/common';
 import { filterProperties } from '../../shared/descriptions/filterUi';
 import { showFor } from '../../shared/descriptions/showFor';
-import { listOptions, readListRequest, type ListRequest } from '../../shared/listInput';
+import { listOptions, readList, readListRequest, type ListRequest } from '../../shared/listInput';
 import { ASSETS_PATH } from '../../shared/resources';
 import type { ExecutionCache } from '../../shared/runItems';
 import { assetSchema } from '../../shared/schema/asset';
-import { collect, paginate } from '../../shared/transport';
 import { customFieldTypes } from '../customFields';
 
 const properties: INodeProperties[] = [
@@ -35,13 +34,5 @@ export async function execute(
 	request: ListRequest,
 	i: number,
 ): Promise<IDataObject[]> {
-	return await collect(
-		paginate.call(this, ASSETS_PATH, request.qs, {
-			operation: 'list assets',
-			limit: request.limit,
-			pageSize: request.pageSize,
-			itemIndex: i,
-			retry: request.retry,
-		}),
-	);
+	return await readList.call(this, request, { path: ASSETS_PATH, nouns: 'assets', itemIndex: i });
 }

@@ -2,10 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { returnAllOrLimit } from '../../shared/descriptions/common';
 import { filterProperties } from '../../shared/descriptions/filterUi';
 import { showFor } from '../../shared/descriptions/showFor';
-import { listOptions, readListRequest, type ListRequest } from '../../shared/listInput';
+import { listOptions, readList, readListRequest, type ListRequest } from '../../shared/listInput';
 import { CONTRACTS_PATH } from '../../shared/resources';
 import { contractSchema } from '../../shared/schema/contract';
-import { collect, paginate } from '../../shared/transport';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
@@ -27,13 +26,9 @@ export async function execute(
 	request: ListRequest,
 	i: number,
 ): Promise<IDataObject[]> {
-	return await collect(
-		paginate.call(this, CONTRACTS_PATH, request.qs, {
-			operation: 'list contracts',
-			limit: request.limit,
-			pageSize: request.pageSize,
-			itemIndex: i,
-			retry: request.retry,
-		}),
-	);
+	return await readList.call(this, request, {
+		path: CONTRACTS_PATH,
+		nouns: 'contracts',
+		itemIndex: i,
+	});
 }
