@@ -259,6 +259,37 @@ describe('Stockroom Contract and User nodes against the sandbox', () => {
 		expect(user.json).toEqual(someone);
 	});
 
+	test('User Get by e-mail: the person an asset names, found by user name; an unknown address fails naming it', async () => {
+		const someone = sandbox.store.users.all()[11];
+		const [[user]] = await runUser({
+			operation: 'get',
+			user: { __rl: true, mode: 'email', value: String(someone.userName).toUpperCase() },
+		});
+		expect(user.json).toEqual(someone);
+		expect(apiCalls().map((call) => [call.path, call.query.filter])).toEqual([
+			[
+				'/api/scim/v2/Users',
+				`userName eq ${JSON.stringify(String(someone.userName).toUpperCase())}`,
+			],
+		]);
+
+		sandbox.resetStats();
+		// a quote or backslash in an address stays inside one value
+		const odd = 'o"brien\\or"@example.com';
+		await expect(
+			runUser({ operation: 'get', user: { __rl: true, mode: 'email', value: odd } }),
+		).rejects.toThrow(`No user has the e-mail address ${odd}`);
+		expect(apiCalls().map((call) => call.query.filter)).toEqual([
+			`userName eq ${JSON.stringify(odd)}`,
+		]);
+
+		sandbox.resetStats();
+		await expect(
+			runUser({ operation: 'get', user: { __rl: true, mode: 'email', value: 'not an address' } }),
+		).rejects.toThrow(/User \(By Email\) expected an e-mail address, got "not an address"/);
+		expect(apiCalls()).toEqual([]);
+	});
+
 	test('the resource locators list records, searched by text', async () => {
 		const someone = sandbox.store.users.all()[3];
 		const found = await runListSearch(users, 'searchUsers', {

@@ -9,6 +9,8 @@ export interface LocatorOptions {
 	idPlaceholder: string;
 	/** Offer "By External ID" with this placeholder (for records that have one). */
 	externalIdPlaceholder?: string;
+	/** Offer "By Email" with this placeholder (people, whom records name by e-mail address). */
+	emailPlaceholder?: string;
 }
 
 /** The service's record ID pattern (hex digits of a given length). */
@@ -49,10 +51,24 @@ export function recordLocator(options: LocatorOptions): INodeProperties {
 				type: 'string',
 				placeholder: options.externalIdPlaceholder,
 			},
+			{
+				displayName: 'By Email',
+				name: 'email',
+				type: 'string',
+				placeholder: options.emailPlaceholder,
+				validation: [
+					{
+						type: 'regex',
+						properties: { regex: '^[^@\\s]+@[^@\\s]+$', errorMessage: 'Not an e-mail address' },
+					},
+				],
+			},
 		],
 	};
-	if (!options.externalIdPlaceholder) {
-		locator.modes = locator.modes?.filter((mode) => mode.name !== 'externalId');
-	}
+	locator.modes = locator.modes?.filter(
+		(mode) =>
+			(mode.name !== 'externalId' || options.externalIdPlaceholder) &&
+			(mode.name !== 'email' || options.emailPlaceholder),
+	);
 	return locator;
 }
