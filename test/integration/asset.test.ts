@@ -284,6 +284,27 @@ describe('Stockroom Asset node against the sandbox', () => {
 			expect(created.json).not.toHaveProperty('assetType');
 		});
 
+		test('Platform takes any text, as the service does; the known values are offered as a hint', async () => {
+			const platform = node.description.properties
+				.find(
+					(property) =>
+						property.name === 'additionalFields' &&
+						property.displayOptions?.show?.operation?.includes('upsert'),
+				)
+				?.options?.find((option) => option.name === 'platform') as { type: string; hint?: string };
+			expect(platform).toMatchObject({
+				type: 'string',
+				hint: expect.stringMatching(/^Any text\. Known values: .*Windows/),
+			});
+			const [[created]] = await run({
+				operation: 'upsert',
+				...required,
+				additionalFields: { platform: 'FreeBSD' },
+			});
+			expect(apiCalls()[0].body).toMatchObject({ platform: 'FreeBSD' });
+			expect(created.json.platform).toBe('FreeBSD');
+		});
+
 		test('Use Input Item JSON: fields assets do not have are refused by name (or left out when asked); read-only ones are ignored', async () => {
 			const input = [{ ...required, colour: 'red', location: { id: 'x', name: 'y' } }];
 			await expect(run({ operation: 'upsert', inputMode: 'json' }, { input })).rejects.toThrow(

@@ -72,11 +72,13 @@ export function fieldProperty(name: string, field: Field): INodeProperties {
 			};
 		case 'string':
 			if (field.suggestions) {
+				// the service takes any text here: the values seen are offered, not imposed
 				return {
 					...base,
-					type: 'options',
-					default: field.suggestions[0],
-					options: field.suggestions.map((value) => ({ name: value, value })).sort(byName),
+					type: 'string',
+					default: '',
+					placeholder: `e.g. ${field.suggestions[0]}`,
+					hint: `Any text. Known values: ${[...field.suggestions].sort().join(', ')}`,
 				};
 			}
 			return {
