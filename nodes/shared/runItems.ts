@@ -31,6 +31,11 @@ export interface Operation<Prepared = unknown> {
 	concurrency?: number;
 }
 
+/** A field as the form names it, with the name the service knows it by: "Device Name (deviceName)". */
+export function fieldName(issue: FieldIssue): string {
+	return issue.label && issue.label !== issue.path ? `${issue.label} (${issue.path})` : issue.path;
+}
+
 /** Record problems found before sending, for one item. */
 export class InvalidItemError extends Error {
 	constructor(
@@ -38,8 +43,9 @@ export class InvalidItemError extends Error {
 		readonly issues: FieldIssue[],
 	) {
 		const [first] = issues;
+		const name = fieldName(first);
 		super(
-			`Invalid ${noun}: ${first.path ? `${first.path} ` : ''}${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}`,
+			`Invalid ${noun}: ${name ? `${name} ` : ''}${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}`,
 		);
 		this.name = 'InvalidItemError';
 	}
@@ -54,7 +60,7 @@ function toItemError(context: IExecuteFunctions, error: unknown, itemIndex: numb
 		return new NodeOperationError(context.getNode(), `${error.message} [item ${itemIndex}]`, {
 			itemIndex,
 			description: error.issues
-				.map((issue) => `${issue.path || 'record'}: ${issue.message}`)
+				.map((issue) => `${fieldName(issue) || 'record'}: ${issue.message}`)
 				.join('\n'),
 		});
 	}

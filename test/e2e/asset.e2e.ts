@@ -422,9 +422,9 @@ describe('Stockroom Asset in real n8n', () => {
 		// invalid: found before sending
 		expect(output[1]).toEqual({
 			error:
-				'Invalid asset: status expected one of New, ReadyToDeploy, Deployed, OutForRepair, Retired, got "Lost" [item 1]',
+				'Invalid asset: Status (status) expected one of New, ReadyToDeploy, Deployed, OutForRepair, Retired, got "Lost" [item 1]',
 			message:
-				'status: expected one of New, ReadyToDeploy, Deployed, OutForRepair, Retired, got "Lost"',
+				'Status (status): expected one of New, ReadyToDeploy, Deployed, OutForRepair, Retired, got "Lost"',
 		});
 		expect(output[2]).toMatchObject({ externalId: 'E2E-JSON-3', isEncrypted: true });
 		// refused by the service
@@ -492,7 +492,7 @@ describe('Stockroom Asset in real n8n', () => {
 		expect(failed.status).toBe('error');
 		expect(failed.error).toMatchObject({
 			node: 'Upsert rows',
-			message: expect.stringMatching(/^Invalid asset: purchasedDate .*\[item 1\]$/),
+			message: expect.stringMatching(/^Invalid asset: Purchased Date \(purchasedDate\) .*\[item 1\]$/),
 		});
 		expect(sandbox.stats().totalRequests).toBe(0);
 		expect(sandbox.store.assets.findByExternalId('E2E-STOP-1')).toBeUndefined();

@@ -385,7 +385,7 @@ describe('Stockroom Asset node against the sandbox', () => {
 					},
 				),
 			).rejects.toThrow(
-				'Invalid asset: status expected one of New, ReadyToDeploy, Deployed, OutForRepair, Retired, got "Broken" (and 1 more) [item 1]',
+				'Invalid asset: Status (status) expected one of New, ReadyToDeploy, Deployed, OutForRepair, Retired, got "Broken" (and 1 more) [item 1]',
 			);
 			expect(apiCalls()).toHaveLength(0);
 		});
@@ -408,7 +408,7 @@ describe('Stockroom Asset node against the sandbox', () => {
 				[{ item: 0 }, 'OK-1'],
 				[
 					{ item: 1 },
-					'Invalid asset: status expected one of New, ReadyToDeploy, Deployed, OutForRepair, Retired, got "Broken" [item 1]',
+					'Invalid asset: Status (status) expected one of New, ReadyToDeploy, Deployed, OutForRepair, Retired, got "Broken" [item 1]',
 				],
 				[{ item: 2 }, 'OK-2'],
 			]);

@@ -134,7 +134,7 @@ function describeType(field: Field | undefined): string {
 		case 'dateTime':
 			return 'a date or date-time';
 		default:
-			return 'a text, number or true/false';
+			return 'text, a number or true/false';
 	}
 }
 

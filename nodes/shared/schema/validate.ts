@@ -13,9 +13,13 @@ import {
 	isPlainObject,
 } from './values';
 
-/** One problem with one field of a record; `path` is like `lineItems[2].currency`. */
+/**
+ * One problem with one field of a record; `path` is like `lineItems[2].currency`, `label` the
+ * field's name in the node's form (when the field is known).
+ */
 export interface FieldIssue {
 	path: string;
+	label?: string;
 	message: string;
 }
 
@@ -77,6 +81,7 @@ function checkObject(
 			if (options.mode === 'replace' || field.required) {
 				issues.push({
 					path: fieldPath,
+					label: field.displayName,
 					message: field.required
 						? 'is required and cannot be cleared'
 						: 'cannot be null; leave the field out instead',
@@ -87,7 +92,8 @@ function checkObject(
 		if (field.required && value === '') {
 			issues.push({
 				path: fieldPath,
-				message: `is required and cannot be empty (${describeExpected(field)})`,
+				label: field.displayName,
+				message: `is required and cannot be empty: it must be ${describeExpected(field)}`,
 			});
 			continue;
 		}
@@ -96,7 +102,11 @@ function checkObject(
 	if (requireFields) {
 		for (const [key, field] of Object.entries(fields)) {
 			if (field.required && !field.readOnly && record[key] === undefined) {
-				issues.push({ path: join(path, key), message: `is required (${describeExpected(field)})` });
+				issues.push({
+					path: join(path, key),
+					label: field.displayName,
+					message: `is required: it must be ${describeExpected(field)}`,
+				});
 			}
 		}
 	}
@@ -106,7 +116,7 @@ function checkObject(
 export function describeExpected(field: Field): string {
 	switch (field.type) {
 		case 'string':
-			return 'a text';
+			return 'text';
 		case 'email':
 			return 'an e-mail address like name@example.com';
 		case 'url':
@@ -146,6 +156,7 @@ function checkValue(
 	const problem = (detail = '') =>
 		issues.push({
 			path,
+			label: field.displayName,
 			message: `expected ${describeExpected(field)}${detail}, got ${describeValue(value)}`,
 		});
 	switch (field.type) {
@@ -186,6 +197,7 @@ function checkValue(
 				const hint = typeof value === 'string' ? didYouMean(value, field.values) : '';
 				issues.push({
 					path,
+					label: field.displayName,
 					message: `expected ${describeExpected(field)}, got ${describeValue(value)}${hint}`,
 				});
 			}
@@ -201,6 +213,7 @@ function checkValue(
 				if (!isPlainObject(element)) {
 					issues.push({
 						path: elementPath,
+						label: field.itemName,
 						message: `expected a ${field.itemName.toLowerCase()} object, got ${describeValue(element)}`,
 					});
 				} else {
@@ -318,7 +331,7 @@ function checkWrappedCustomValue(
 				: `expected a number in numberValue, got ${describeValue(inner)}`;
 		case 'textValue':
 			if (typeof inner !== 'string')
-				return `expected a text in textValue, got ${describeValue(inner)}`;
+				return `expected text in textValue, got ${describeValue(inner)}`;
 			return definition?.type === 'Date' && !isCalendarDate(inner)
 				? `expected a date as YYYY-MM-DD in textValue, got ${describeValue(inner)}`
 				: undefined;
@@ -334,7 +347,7 @@ function checkWrappedCustomValue(
 			if (extra) return `unexpected attribute '${extra}' in linkValue (expected href, description)`;
 			return inner.description === undefined || typeof inner.description === 'string'
 				? undefined
-				: `expected a text in linkValue.description, got ${describeValue(inner.description)}`;
+				: `expected text in linkValue.description, got ${describeValue(inner.description)}`;
 		}
 	}
 }
@@ -350,11 +363,11 @@ function checkPlainCustomValue(
 				Array.isArray(value) ||
 				isPlainObject(value)
 				? undefined
-				: `expected a text, number, true/false or list, got ${describeValue(value)}`;
+				: `expected text, a number, true/false or list, got ${describeValue(value)}`;
 		case 'Number':
 			return isFiniteNumber(value) ? undefined : `expected a number, got ${describeValue(value)}`;
 		case 'Text':
-			return typeof value === 'string' ? undefined : `expected a text, got ${describeValue(value)}`;
+			return typeof value === 'string' ? undefined : `expected text, got ${describeValue(value)}`;
 		case 'Date':
 			return typeof value === 'string' && (isDateValue(value) || isDateTime(value))
 				? undefined

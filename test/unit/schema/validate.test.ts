@@ -63,31 +63,40 @@ describe('validating records against the resource schema', () => {
 		).toEqual([
 			{
 				path: 'status',
+				label: 'Status',
 				message:
 					'expected one of New, ReadyToDeploy, Deployed, OutForRepair, Retired, got "Broken"',
 			},
-			{ path: 'hardwareVendor', message: 'is required and cannot be empty (a text)' },
+			{
+				path: 'hardwareVendor',
+				label: 'Hardware Vendor',
+				message: 'is required and cannot be empty: it must be text',
+			},
 			{
 				path: 'purchasedDate',
+				label: 'Purchased Date',
 				message: 'expected a date as YYYY-MM-DD (a real calendar date), got "2021-02-30"',
 			},
 			{
 				path: 'assignedToEmail',
+				label: 'Assigned To Email',
 				message: 'expected an e-mail address like name@example.com, got "nobody"',
 			},
-			{ path: 'netPrice', message: 'expected a number, zero or more, got -1' },
+			{ path: 'netPrice', label: 'Net Price', message: 'expected a number, zero or more, got -1' },
 			{
 				path: 'netPriceCurrency',
+				label: 'Net Price Currency',
 				message: 'expected a 3-letter ISO 4217 currency code such as USD or EUR, got "EURO"',
 			},
 			{
 				path: 'lastSyncDtm',
+				label: 'Last Synced At',
 				message:
 					'expected a date-time in ISO 8601 with a time zone, like 2024-05-01T10:30:00Z, got "2024-03-01 10:00"',
 			},
-			{ path: 'isEncrypted', message: 'expected true or false, got "yes"' },
+			{ path: 'isEncrypted', label: 'Is Encrypted', message: 'expected true or false, got "yes"' },
 			{ path: 'colour', message: 'is not a field of this record' },
-			{ path: 'externalId', message: 'is required (a text)' },
+			{ path: 'externalId', label: 'External ID', message: 'is required: it must be text' },
 		]);
 	});
 
@@ -108,11 +117,15 @@ describe('validating records against the resource schema', () => {
 		expect(
 			validateRecord(assetSchema, { status: null, deviceName: '' }, { mode: 'patch' }),
 		).toEqual([
-			{ path: 'status', message: 'is required and cannot be cleared' },
-			{ path: 'deviceName', message: 'is required and cannot be empty (a text)' },
+			{ path: 'status', label: 'Status', message: 'is required and cannot be cleared' },
+			{
+				path: 'deviceName',
+				label: 'Device Name',
+				message: 'is required and cannot be empty: it must be text',
+			},
 		]);
 		expect(validateRecord(assetSchema, { ...asset, notes: null }, { mode: 'replace' })).toEqual([
-			{ path: 'notes', message: 'cannot be null; leave the field out instead' },
+			{ path: 'notes', label: 'Notes', message: 'cannot be null; leave the field out instead' },
 		]);
 	});
 
@@ -139,10 +152,22 @@ describe('validating records against the resource schema', () => {
 				{ mode: 'replace' },
 			),
 		).toEqual([
-			{ path: 'lineItems[1].unitCount', message: 'expected a number, zero or more, got "many"' },
-			{ path: 'lineItems[1].description', message: 'is required (a text)' },
-			{ path: 'lineItems[2]', message: 'expected a line item object, got "x"' },
-			{ path: 'documents[0].linkUrl', message: 'expected an http(s) URL, got "ftp://x"' },
+			{
+				path: 'lineItems[1].unitCount',
+				label: 'Unit Count',
+				message: 'expected a number, zero or more, got "many"',
+			},
+			{
+				path: 'lineItems[1].description',
+				label: 'Description',
+				message: 'is required: it must be text',
+			},
+			{ path: 'lineItems[2]', label: 'Line Item', message: 'expected a line item object, got "x"' },
+			{
+				path: 'documents[0].linkUrl',
+				label: 'Link URL',
+				message: 'expected an http(s) URL, got "ftp://x"',
+			},
 		]);
 		expect(
 			validateRecord(
@@ -151,7 +176,11 @@ describe('validating records against the resource schema', () => {
 				{ mode: 'replace' },
 			),
 		).toEqual([
-			{ path: 'terminationNoticeDays', message: 'expected a whole number, zero or more, got 30.5' },
+			{
+				path: 'terminationNoticeDays',
+				label: 'Termination Notice Days',
+				message: 'expected a whole number, zero or more, got 30.5',
+			},
 		]);
 	});
 
