@@ -222,23 +222,16 @@ function conditionValues(
 	).filter((property) => (property.displayOptions?.show?.field ?? []).length > 0);
 
 	const firstPath = attributes[0].path;
-	// n8n's convention for lists loaded from the service: "<Entity> Name or ID" and this description
-	const field: INodeProperties = fieldOptions.typeOptions?.loadOptionsMethod
-		? {
-				displayName: 'Field Name or ID',
-				name: 'field',
-				type: 'options',
-				default: firstPath,
-				description:
-					'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
-			}
-		: {
-				displayName: 'Field',
-				name: 'field',
-				type: 'options',
-				default: firstPath,
-				description: 'The attribute to compare',
-			};
+	// one label on every node: n8n's convention for a list loaded from the service (the Asset
+	// node's, which adds the custom fields) and its description, which holds for fixed lists too
+	const field: INodeProperties = {
+		displayName: 'Field Name or ID',
+		name: 'field',
+		type: 'options',
+		default: firstPath,
+		description:
+			'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+	};
 	return [{ ...field, ...fieldOptions }, ...operators, ...values];
 }
 

@@ -1,0 +1,38 @@
+import type { INodeProperties, INodePropertyCollection, INodeTypeDescription } from 'n8n-workflow';
+import { StockroomAsset } from '../../nodes/StockroomAsset/StockroomAsset.node';
+import { StockroomContract } from '../../nodes/StockroomContract/StockroomContract.node';
+import { StockroomTrigger } from '../../nodes/StockroomTrigger/StockroomTrigger.node';
+import { StockroomUser } from '../../nodes/StockroomUser/StockroomUser.node';
+
+/** Every parameter of a description, however deep in collections it sits. */
+function allParameters(properties: readonly unknown[]): INodeProperties[] {
+	const found: INodeProperties[] = [];
+	for (const entry of properties as Array<INodeProperties & INodePropertyCollection>) {
+		if (entry.type !== undefined) found.push(entry);
+		if (Array.isArray(entry.options)) found.push(...allParameters(entry.options));
+		if (Array.isArray(entry.values)) found.push(...allParameters(entry.values));
+	}
+	return found;
+}
+
+const nodes: Array<[string, INodeTypeDescription]> = [
+	['Asset', new StockroomAsset().description],
+	['Contract', new StockroomContract().description],
+	['User', new StockroomUser().description],
+	['Trigger', new StockroomTrigger().description],
+];
+
+describe('the editor, the same on every node', () => {
+	test.each(nodes)(
+		'%s: the filter builder’s field column is “Field Name or ID”',
+		(_, description) => {
+			const columns = allParameters(description.properties).filter(
+				(parameter) => parameter.name === 'field',
+			);
+			expect(columns.length).toBeGreaterThan(0);
+			expect(new Set(columns.map((column) => column.displayName))).toEqual(
+				new Set(['Field Name or ID']),
+			);
+		},
+	);
+});
