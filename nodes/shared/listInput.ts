@@ -1,5 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { optionsProperty, pageSizeOption, readRetryPolicy } from './descriptions/common';
+import {
+	optionsProperty,
+	pageSizeOption,
+	readRetryPolicy,
+	simplifyFor,
+} from './descriptions/common';
 import { toServiceDateTime } from './dates';
 import { printFilter } from './filter';
 import { readFilter, type FilterInputOptions } from './filterInput';
@@ -154,8 +159,9 @@ function checkStartFrom(link: string, path: string, nouns: string): string {
 export async function readList(
 	this: IExecuteFunctions,
 	request: ListRequest,
-	list: { path: string; nouns: string; itemIndex: number },
+	list: { path: string; nouns: string; itemIndex: number; schema: ResourceSchema },
 ): Promise<IDataObject[]> {
+	const simplified = simplifyFor(this, list.itemIndex, list.schema);
 	const pages = paginate.call(
 		this,
 		request.startFrom ? checkStartFrom(request.startFrom, list.path, list.nouns) : list.path,
@@ -168,10 +174,10 @@ export async function readList(
 			retry: request.retry,
 		},
 	);
-	if (!request.pages) return await collect(pages);
+	if (!request.pages) return simplified(await collect(pages));
 	const items: IDataObject[] = [];
 	for await (const { records, next } of pages) {
-		items.push({ records, count: records.length, next: next ?? '' });
+		items.push({ records: simplified(records), count: records.length, next: next ?? '' });
 	}
 	return items;
 }

@@ -103,6 +103,48 @@ describe('Stockroom Asset node against the sandbox', () => {
 			expect(lists.every((call) => call.query.filter === filter)).toBe(true);
 		});
 
+		test('Simplify keeps the main fields of each asset, on Get Many and in pages; off gives the record as sent', async () => {
+			// written out by hand: what README says Simplify keeps
+			const main = [
+				'id',
+				'externalId',
+				'deviceName',
+				'status',
+				'assetType',
+				'hardwareVendor',
+				'modelName',
+				'serialNumber',
+				'assetTag',
+				'assignedToEmail',
+				'platform',
+				'osVersion',
+				'lastSyncDtm',
+				'locationName',
+				'lastModifiedDtm',
+			];
+			const first5 = sandbox.store.assets.all().slice(0, 5);
+			const picked = first5.map((asset) =>
+				Object.fromEntries(main.filter((name) => name in asset).map((name) => [name, asset[name]])),
+			);
+			const [simple] = await run({ operation: 'getAll', limit: 5, simplify: true });
+			expect(simple.map((item) => item.json)).toEqual(picked);
+			const [pages] = await run({
+				operation: 'getAll',
+				limit: 5,
+				simplify: true,
+				options: { output: 'pages', pageSize: 5 },
+			});
+			expect(pages[0].json).toMatchObject({ records: picked, count: 5 });
+			const [whole] = await run({ operation: 'getAll', limit: 5 });
+			expect(whole.map((item) => item.json)).toEqual(first5);
+			const [[one]] = await run({
+				operation: 'get',
+				asset: { __rl: true, mode: 'id', value: first5[2].id },
+				simplify: true,
+			});
+			expect(one.json).toEqual(picked[2]);
+		});
+
 		test('Start From that is not a link into the asset list fails the item naming the option', async () => {
 			await expect(
 				run({

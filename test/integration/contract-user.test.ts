@@ -259,6 +259,39 @@ describe('Stockroom Contract and User nodes against the sandbox', () => {
 		expect(user.json).toEqual(someone);
 	});
 
+	test('Simplify on Contract and User: the main fields, written out here by hand', async () => {
+		const pick = (record: Record<string, unknown>, names: string[]) =>
+			Object.fromEntries(
+				names.filter((name) => name in record).map((name) => [name, record[name]]),
+			);
+		const contract = sandbox.store.contracts.all()[4];
+		const [[simpleContract]] = await runContract({
+			operation: 'get',
+			contract: { __rl: true, mode: 'id', value: contract.id },
+			simplify: true,
+		});
+		expect(simpleContract.json).toEqual(
+			pick(contract, [
+				'id',
+				'externalId',
+				'ref',
+				'type',
+				'vendorName',
+				'agreementDate',
+				'renewalDate',
+				'terminationNoticeDays',
+				'isAutomaticRenewal',
+				'businessOwnerEmail',
+				'lastModifiedDtm',
+			]),
+		);
+		const users = sandbox.store.users.all().slice(0, 3);
+		const [simpleUsers] = await runUser({ operation: 'getAll', limit: 3, simplify: true });
+		expect(simpleUsers.map((item) => item.json)).toEqual(
+			users.map((user) => pick(user, ['id', 'userName', 'displayName', 'title', 'active'])),
+		);
+	});
+
 	test('User Get by e-mail: the person an asset names, found by user name; an unknown address fails naming it', async () => {
 		const someone = sandbox.store.users.all()[11];
 		const [[user]] = await runUser({

@@ -4,13 +4,23 @@ import {
 	type IExecuteFunctions,
 	type INodeProperties,
 } from 'n8n-workflow';
-import { optionsProperty, readRetryPolicy } from '../../shared/descriptions/common';
+import {
+	optionsProperty,
+	readRetryPolicy,
+	simplifyFor,
+	simplifyProperties,
+} from '../../shared/descriptions/common';
 import { showFor } from '../../shared/descriptions/showFor';
+import { assetSchema } from '../../shared/schema/asset';
 import { ASSETS_PATH } from '../../shared/resources';
 import { apiRequest, type RetryPolicy } from '../../shared/transport';
 import { assetLocator, resolveAssetId } from '../locator';
 
-const properties: INodeProperties[] = [assetLocator, optionsProperty()];
+const properties: INodeProperties[] = [
+	assetLocator,
+	...simplifyProperties(assetSchema),
+	optionsProperty(),
+];
 
 export const description = showFor(['get'], properties);
 
@@ -31,11 +41,15 @@ export async function execute(
 	{ id, retry }: Prepared,
 	i: number,
 ): Promise<IDataObject[]> {
-	return [
+	return simplifyFor(
+		this,
+		i,
+		assetSchema,
+	)([
 		await apiRequest.call(this, 'GET', `${ASSETS_PATH}/${id}`, {
 			operation: `get asset ${id}`,
 			itemIndex: i,
 			retry,
 		}),
-	];
+	]);
 }

@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { returnAllOrLimit } from '../../shared/descriptions/common';
+import { returnAllOrLimit, simplifyProperties } from '../../shared/descriptions/common';
 import { filterProperties } from '../../shared/descriptions/filterUi';
 import { showFor } from '../../shared/descriptions/showFor';
 import { listOptions, readList, readListRequest, type ListRequest } from '../../shared/listInput';
@@ -10,6 +10,7 @@ import { customFieldTypes } from '../customFields';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
+	...simplifyProperties(assetSchema),
 	...filterProperties(assetSchema, {
 		loadFieldsMethod: 'getAssetFilterFields',
 		resourceLabel: 'assets',
@@ -34,5 +35,10 @@ export async function execute(
 	request: ListRequest,
 	i: number,
 ): Promise<IDataObject[]> {
-	return await readList.call(this, request, { path: ASSETS_PATH, nouns: 'assets', itemIndex: i });
+	return await readList.call(this, request, {
+		path: ASSETS_PATH,
+		nouns: 'assets',
+		itemIndex: i,
+		schema: assetSchema,
+	});
 }

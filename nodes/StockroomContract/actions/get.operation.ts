@@ -1,11 +1,21 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { optionsProperty, readRetryPolicy } from '../../shared/descriptions/common';
+import {
+	optionsProperty,
+	readRetryPolicy,
+	simplifyFor,
+	simplifyProperties,
+} from '../../shared/descriptions/common';
 import { showFor } from '../../shared/descriptions/showFor';
+import { contractSchema } from '../../shared/schema/contract';
 import { CONTRACTS_PATH } from '../../shared/resources';
 import { apiRequest, type RetryPolicy } from '../../shared/transport';
 import { contractKey, contractLocator } from '../locator';
 
-const properties: INodeProperties[] = [contractLocator, optionsProperty()];
+const properties: INodeProperties[] = [
+	contractLocator,
+	...simplifyProperties(contractSchema),
+	optionsProperty(),
+];
 
 export const description = showFor(['get'], properties);
 
@@ -27,11 +37,15 @@ export async function execute(
 	{ key, label, retry }: Prepared,
 	i: number,
 ): Promise<IDataObject[]> {
-	return [
+	return simplifyFor(
+		this,
+		i,
+		contractSchema,
+	)([
 		await apiRequest.call(this, 'GET', `${CONTRACTS_PATH}/${key}`, {
 			operation: `get the ${label}`,
 			itemIndex: i,
 			retry,
 		}),
-	];
+	]);
 }

@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { returnAllOrLimit } from '../../shared/descriptions/common';
+import { returnAllOrLimit, simplifyProperties } from '../../shared/descriptions/common';
 import { filterProperties } from '../../shared/descriptions/filterUi';
 import { showFor } from '../../shared/descriptions/showFor';
 import { listOptions, readList, readListRequest, type ListRequest } from '../../shared/listInput';
@@ -8,6 +8,7 @@ import { contractSchema } from '../../shared/schema/contract';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
+	...simplifyProperties(contractSchema),
 	...filterProperties(contractSchema, { listField: 'lineItems', resourceLabel: 'contracts' }),
 	listOptions(
 		'contracts',
@@ -30,5 +31,6 @@ export async function execute(
 		path: CONTRACTS_PATH,
 		nouns: 'contracts',
 		itemIndex: i,
+		schema: contractSchema,
 	});
 }

@@ -7,7 +7,12 @@ import {
 import { buildFilter, printFilter } from '../../shared/filter';
 import { InvalidItemError } from '../../shared/runItems';
 import { userSchema } from '../../shared/schema/user';
-import { optionsProperty, readRetryPolicy } from '../../shared/descriptions/common';
+import {
+	optionsProperty,
+	readRetryPolicy,
+	simplifyFor,
+	simplifyProperties,
+} from '../../shared/descriptions/common';
 import { idPattern, recordLocator } from '../../shared/descriptions/locators';
 import { showFor } from '../../shared/descriptions/showFor';
 import { USERS_PATH } from '../../shared/resources';
@@ -21,6 +26,7 @@ const properties: INodeProperties[] = [
 		idPlaceholder: '2819c223f4a54c2a8a1b2c3d4e5f6a7b',
 		emailPlaceholder: 'e.g. ada.lovelace@example.com',
 	}),
+	...simplifyProperties(userSchema),
 	optionsProperty(),
 ];
 
@@ -58,14 +64,15 @@ export async function execute(
 	i: number,
 ): Promise<IDataObject[]> {
 	const { retry } = prepared;
+	const simplified = simplifyFor(this, i, userSchema);
 	if ('id' in prepared) {
-		return [
+		return simplified([
 			await apiRequest.call(this, 'GET', `${USERS_PATH}/${prepared.id}`, {
 				operation: `get user ${prepared.id}`,
 				itemIndex: i,
 				retry,
 			}),
-		];
+		]);
 	}
 	// the user name is the e-mail address; the filter is built, so the address is always one value
 	const filter = printFilter(
@@ -92,5 +99,5 @@ export async function execute(
 			},
 		);
 	}
-	return [user];
+	return simplified([user]);
 }

@@ -3,6 +3,8 @@ import {
 	optionsProperty,
 	readRetryPolicy,
 	returnAllOrLimit,
+	simplifyFor,
+	simplifyProperties,
 } from '../../shared/descriptions/common';
 import { filterProperties } from '../../shared/descriptions/filterUi';
 import { showFor } from '../../shared/descriptions/showFor';
@@ -14,6 +16,7 @@ import { collect, paginateScim, type RetryPolicy } from '../../shared/transport'
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
+	...simplifyProperties(userSchema),
 	...filterProperties(userSchema, { resourceLabel: 'users (SCIM filter)' }),
 	optionsProperty({
 		displayName: 'Page Size',
@@ -54,13 +57,19 @@ export async function execute(
 	request: Prepared,
 	i: number,
 ): Promise<IDataObject[]> {
-	return await collect(
-		paginateScim.call(this, USERS_PATH, request.qs, {
-			operation: 'list users',
-			limit: request.limit,
-			pageSize: request.pageSize,
-			itemIndex: i,
-			retry: request.retry,
-		}),
+	return simplifyFor(
+		this,
+		i,
+		userSchema,
+	)(
+		await collect(
+			paginateScim.call(this, USERS_PATH, request.qs, {
+				operation: 'list users',
+				limit: request.limit,
+				pageSize: request.pageSize,
+				itemIndex: i,
+				retry: request.retry,
+			}),
+		),
 	);
 }

@@ -1,4 +1,5 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { ResourceSchema } from '../schema/fields';
 import { DEFAULT_RETRY, MAX_PAGE_SIZE, type RetryPolicy } from '../transport';
 
 /** Options of a collection in n8n's order: alphabetical by label. */
@@ -96,3 +97,50 @@ export const optionsProperty = (...own: INodeProperties[]): INodeProperties => (
 	default: {},
 	options: alphabetical([...own, ...retryOptions]),
 });
+
+/**
+ * Simplify, as n8n's own nodes offer it: on by default for the AI tool variant (an agent reads
+ * every field it is given), off for the node itself (saved workflows keep the whole record).
+ */
+export function simplifyProperties(schema: ResourceSchema): INodeProperties[] {
+	const kept = (schema.simpleFields ?? []).map((name) => schema.fields[name]?.displayName ?? name);
+	const description = `Whether to return only the main fields of each ${schema.noun} (${kept.join(', ')}) instead of the whole record`;
+	return [
+		{
+			displayName: 'Simplify',
+			name: 'simplify',
+			type: 'boolean',
+			default: true,
+			description,
+			displayOptions: { show: { '@tool': [true] } },
+		},
+		{
+			displayName: 'Simplify',
+			name: 'simplify',
+			type: 'boolean',
+			default: false,
+			description,
+			displayOptions: { show: { '@tool': [false] } },
+		},
+	];
+}
+
+/** The records as the item's Simplify asks: whole, or only the fields it keeps. */
+export function simplifyFor(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	schema: ResourceSchema,
+): (records: IDataObject[]) => IDataObject[] {
+	const simplify = context.getNodeParameter('simplify', itemIndex, false) as boolean;
+	return (records) =>
+		simplify ? records.map((record) => simplifyRecord(schema, record)) : records;
+}
+
+/** A record with only the fields Simplify keeps (those it has). */
+export function simplifyRecord(schema: ResourceSchema, record: IDataObject): IDataObject {
+	const simple: IDataObject = {};
+	for (const name of schema.simpleFields ?? []) {
+		if (record[name] !== undefined) simple[name] = record[name];
+	}
+	return simple;
+}

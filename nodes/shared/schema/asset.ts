@@ -27,6 +27,23 @@ export const ASSET_PLATFORMS = ['Android', 'ChromeOS', 'iOS', 'Linux', 'Mac', 'U
 
 export const assetSchema: ResourceSchema = {
 	noun: 'asset',
+	simpleFields: [
+		'id',
+		'externalId',
+		'deviceName',
+		'status',
+		'assetType',
+		'hardwareVendor',
+		'modelName',
+		'serialNumber',
+		'assetTag',
+		'assignedToEmail',
+		'platform',
+		'osVersion',
+		'lastSyncDtm',
+		'locationName',
+		'lastModifiedDtm',
+	],
 	fields: {
 		...recordMetadata,
 		externalId: text('External ID', {

@@ -47,6 +47,19 @@ export const documentFields: Fields = {
 
 export const contractSchema: ResourceSchema = {
 	noun: 'contract',
+	simpleFields: [
+		'id',
+		'externalId',
+		'ref',
+		'type',
+		'vendorName',
+		'agreementDate',
+		'renewalDate',
+		'terminationNoticeDays',
+		'isAutomaticRenewal',
+		'businessOwnerEmail',
+		'lastModifiedDtm',
+	],
 	fields: {
 		...recordMetadata,
 		externalId: text('External ID', {

@@ -102,6 +102,8 @@ export interface ResourceSchema {
 	/** Singular noun used in messages, e.g. "asset". */
 	noun: string;
 	fields: Fields;
+	/** The fields Get and Get Many keep with Simplify: what a person or an agent needs. */
+	simpleFields?: readonly string[];
 }
 
 type Options<F extends FieldBase> = Partial<Omit<F, 'type' | 'displayName'>>;
