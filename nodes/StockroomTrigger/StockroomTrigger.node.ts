@@ -9,7 +9,7 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 import { DateTime } from 'luxon';
-import { optionsProperty, readRetryPolicy } from '../shared/descriptions/common';
+import { optionsProperty, pageSizeOption, readRetryPolicy } from '../shared/descriptions/common';
 import { filterProperties } from '../shared/descriptions/filterUi';
 import { showWhen } from '../shared/descriptions/showFor';
 import { readFilter } from '../shared/filterInput';
@@ -132,14 +132,7 @@ const properties: INodeProperties[] = [
 			description:
 				'With Include at first run, at most this many existing records are emitted (the most recent)',
 		},
-		{
-			displayName: 'Page Size',
-			name: 'pageSize',
-			type: 'number',
-			typeOptions: { minValue: 1, maxValue: 1000 },
-			default: 1000,
-			description: 'Records per request',
-		},
+		pageSizeOption(),
 	),
 ];
 

@@ -50,7 +50,7 @@ export function listOptions(nouns: string, searchedFields: string): INodePropert
 			description:
 				'One Item per Page with Start From reads a list of any size one page per run, with memory bounded (see README: a million records)',
 		},
-		pageSizeOption,
+		pageSizeOption(),
 		{
 			displayName: 'Search Text',
 			name: 'q',

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import {
 	optionsProperty,
+	pageSizeOption,
 	readRetryPolicy,
 	returnAllOrLimit,
 	simplifyFor,
@@ -18,14 +19,7 @@ const properties: INodeProperties[] = [
 	...returnAllOrLimit,
 	...simplifyProperties(userSchema),
 	...filterProperties(userSchema, { resourceLabel: 'users (SCIM filter)' }),
-	optionsProperty({
-		displayName: 'Page Size',
-		name: 'pageSize',
-		type: 'number',
-		typeOptions: { minValue: 1, maxValue: 1000 },
-		default: 100,
-		description: 'Users per request (SCIM count)',
-	}),
+	optionsProperty(pageSizeOption('Users (SCIM count)', 100)),
 ];
 
 export const description = showFor(['getAll'], properties);

@@ -61,14 +61,18 @@ export const retryOptions: INodeProperties[] = [
 	},
 ];
 
-export const pageSizeOption: INodeProperties = {
+/** The one Page Size option: Get Many's, the trigger's and (with SCIM's smaller default) users'. */
+export const pageSizeOption = (
+	records = 'Records',
+	defaultSize = DEFAULT_PAGE_SIZE,
+): INodeProperties => ({
 	displayName: 'Page Size',
 	name: 'pageSize',
 	type: 'number',
 	typeOptions: { minValue: 1, maxValue: MAX_PAGE_SIZE },
-	default: DEFAULT_PAGE_SIZE,
-	description: 'Records per request; larger pages mean fewer requests',
-};
+	default: defaultSize,
+	description: `${records} per request; larger pages mean fewer requests`,
+});
 
 export function readRetryPolicy(options: IDataObject): RetryPolicy {
 	const attempts = Number(options.maxAttempts ?? DEFAULT_RETRY.maxAttempts);
