@@ -16,12 +16,14 @@ import { createSandbox, type Sandbox } from '../test/sandbox/server';
 import { THREE_CONDITIONS, threeConditionText } from './filters';
 import { filterFigures, sandboxFigures } from './inProcess';
 import { N8nBench, type RunResult } from './n8nBench';
+import { millionFigures } from './million';
 import { queueFigures } from './queue';
 import { SandboxProcess } from './sandboxProcess';
 import { floorFigures } from './floor';
 import { summarizeProfile } from './profile';
 import {
 	keyFigures,
+	renderMillion,
 	renderResults,
 	type Comparison,
 	type KeyFigures,
@@ -123,8 +125,11 @@ async function main() {
 			quick: { type: 'boolean', default: false },
 			// a CPU profile of n8n per run, in bench/.runs/<full|quick>/profiles/ (for diagnosis)
 			'cpu-prof': { type: 'boolean', default: false },
+			// only the million-record figures, written to bench/results-million.md
+			million: { type: 'boolean', default: false },
 		},
 	});
+	if (values.million) return await millionOnly();
 	const quick = values.quick;
 	const started = performance.now();
 	const scale = quick ? 10 : 1;
@@ -260,7 +265,9 @@ async function main() {
 	);
 
 	progress('trigger cost');
-	const polls = await triggerCost([records / 10, records], changes);
+	const polls = await triggerCost([records / 10, records], changes, records * 10);
+
+	const million = await millionFigures(records * 10, progress);
 
 	const results = {
 		quick,
@@ -278,6 +285,7 @@ async function main() {
 		queue,
 		filter,
 		sandbox: sandboxResults,
+		million,
 	};
 	const jsonFile = path.join(repoRoot, 'bench', 'results.json');
 	const previous =
@@ -298,6 +306,17 @@ async function main() {
 	if (!quick) writeFileSync(jsonFile, `${JSON.stringify(figures, null, '\t')}\n`);
 	progress(`written to ${path.relative(repoRoot, file)}`);
 	process.stdout.write(`${markdown}\n${finalLines}\n`);
+}
+
+/** `npm run bench -- --million`: the million-record section and the trigger's cost at that size. */
+async function millionOnly(): Promise<void> {
+	const records = 1_000_000;
+	const million = await millionFigures(records, progress);
+	progress('trigger cost at a million assets');
+	const polls = await triggerCost([], [], records);
+	const markdown = renderMillion(million, polls, machine());
+	writeFileSync(path.join(repoRoot, 'bench', 'results-million.md'), `${markdown}\n`);
+	process.stdout.write(`${markdown}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -3,6 +3,7 @@ import type { FilterFigures, SandboxFigures } from './inProcess';
 import type { ProfileSummary } from './profile';
 import type { RunResult } from './n8nBench';
 import { count, mb, median, ms, pairRatio, ratio } from './stats';
+import type { MillionFigures } from './million';
 import type { QueueFigures } from './queue';
 import type { PollFigures } from './trigger';
 
@@ -46,6 +47,7 @@ export interface Results {
 	queue: QueueFigures;
 	filter: FilterFigures;
 	sandbox: SandboxFigures;
+	million: MillionFigures;
 }
 
 const row = (...cells: string[]) => `| ${cells.join(' | ')} |`;
@@ -292,6 +294,79 @@ function queueSection(results: Results): string[] {
 	];
 }
 
+/** `npm run bench -- --million` on its own: the million-record section and the trigger's cost. */
+export function renderMillion(
+	million: MillionFigures,
+	polls: PollFigures[],
+	machine: Machine,
+): string {
+	return [
+		'# Benchmarks: a million records',
+		'',
+		`${machine.date}, ${machine.cpu} (${machine.cores} cores), Node ${machine.node}, n8n ${machine.n8n}.`,
+		'',
+		...millionSection({ million }),
+		'## Trigger cost per poll at this size (activation and an idle poll, once each)',
+		'',
+		...pollRows(polls),
+	].join('\n');
+}
+
+function pollRows(polls: PollFigures[]): string[] {
+	return [
+		row('Event', 'Assets', 'Changes', 'API requests', 'Bytes', 'Emitted', 'Poll time', 'State'),
+		row('---', '--:', '--:', '--:', '--:', '--:', '--:', '--:'),
+		...polls.map((poll) =>
+			row(
+				poll.event,
+				count(poll.records),
+				poll.changes === 'activation' ? 'activation' : count(poll.changes),
+				count(poll.apiRequests),
+				mb(poll.bytes),
+				count(poll.emitted),
+				ms(poll.ms),
+				mb(poll.stateBytes),
+			),
+		),
+		'',
+	];
+}
+
+/** The example "a million assets, one page per run" from start to end, and the sandbox serving it. */
+function millionSection({ million }: Pick<Results, 'million'>): string[] {
+	const { sandbox, n8n } = million;
+	return [
+		`## ${count(million.records)} records, one page per run`,
+		'',
+		paragraph(
+			'The example workflow *a million assets, one page per run* (Get Many, One Item per Page,',
+			'Start From; one sub-workflow run per page of 1,000, whose successful runs are not saved),',
+			'run once from the editor against a sandbox process seeded with',
+			`${count(million.records)} assets. n8n's memory: resident set when the run started and its`,
+			'peak during the run (VmHWM of the n8n process, which had run nothing before).',
+		),
+		'',
+		row('What', 'Figure'),
+		row('---', '--:'),
+		row('n8n: whole run (start → end)', ms(n8n.executionMs)),
+		row(
+			'n8n: rounds (pages) / assets handled (all but retired)',
+			`${count(n8n.rounds)} / ${count(n8n.total)}`,
+		),
+		row(
+			'n8n: resident memory at start → peak',
+			`${mb(n8n.startRssBytes)} → ${mb(n8n.peakRssBytes)}`,
+		),
+		row('sandbox: start with seeding', ms(sandbox.startMs)),
+		row(
+			'sandbox: every page with a plain fetch loop',
+			`${ms(sandbox.walkMs)} (${count(sandbox.pages)} pages)`,
+		),
+		row('sandbox: peak resident memory', mb(sandbox.peakRssBytes)),
+		'',
+	];
+}
+
 export function renderResults(results: Results, previous?: KeyFigures): string {
 	const { machine, filter, sandbox } = results;
 	const scale = results.quick ? ' (`--quick`: a tenth of the size)' : '';
@@ -348,6 +423,7 @@ export function renderResults(results: Results, previous?: KeyFigures): string {
 		...profileSection(results),
 		...previousSection(keyFigures(results), previous),
 		...queueSection(results),
+		...millionSection(results),
 		'## Trigger cost per poll (n8n-core PollContext, in-process)',
 		'',
 		paragraph(
@@ -355,24 +431,11 @@ export function renderResults(results: Results, previous?: KeyFigures): string {
 			'value), then after activation one poll with no changes and one after changes to assets',
 			'spread over the whole table (the service stamps each write). API requests and response',
 			'bytes as the sandbox counted them (the token is fetched once, at activation). Poll time:',
-			'median of 5, each from a fresh activation. State: the static data n8n stores, as JSON.',
+			'median of 5, each from a fresh activation (at the largest size: activation and an idle poll,',
+			'once each). State: the static data n8n stores, as JSON.',
 		),
 		'',
-		row('Event', 'Assets', 'Changes', 'API requests', 'Bytes', 'Emitted', 'Poll time', 'State'),
-		row('---', '--:', '--:', '--:', '--:', '--:', '--:', '--:'),
-		...results.polls.map((poll) =>
-			row(
-				poll.event,
-				count(poll.records),
-				poll.changes === 'activation' ? 'activation' : count(poll.changes),
-				count(poll.apiRequests),
-				mb(poll.bytes),
-				count(poll.emitted),
-				ms(poll.ms),
-				mb(poll.stateBytes),
-			),
-		),
-		'',
+		...pollRows(results.polls),
 		'## Filter module and sandbox (no n8n)',
 		'',
 		paragraph(

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
+import type { CredentialInput } from '../test/helpers/credential';
 import { repoRoot } from '../test/e2e/harness';
 import { readStatus } from './proc';
 
@@ -39,6 +40,11 @@ export class SandboxProcess {
 			child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
 			child.once('exit', (code) => reject(new Error(`the sandbox exited (${code}): ${output}`)));
 		});
+	}
+
+	/** The Stockroom credential for the sandbox's default client. */
+	credentialInput(): CredentialInput {
+		return { baseUrl: this.url, clientId: this.client.id, clientSecret: this.client.secret };
 	}
 
 	/** An access token for the sandbox's default client, as any OAuth2 client gets one. */

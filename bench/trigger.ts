@@ -40,12 +40,23 @@ const REPETITIONS = 5;
  * clock an hour later than the last, and the changed records are put back afterwards, so no
  * repetition sees another's changes.
  */
-export async function triggerCost(sizes: number[], changes: number[]): Promise<PollFigures[]> {
+/**
+ * Poll cost at each of `sizes` with `changes`; at `largest` only the activation and an idle poll,
+ * once each (reading a million assets five times per figure would take most of an hour).
+ */
+export async function triggerCost(
+	sizes: number[],
+	changes: number[],
+	largest?: number,
+): Promise<PollFigures[]> {
 	// loads n8n-core and its expression engine: only when this section runs
 	const helpers = await import('../test/helpers/n8n');
 	const figures: PollFigures[] = [];
 	try {
-		for (const records of sizes) figures.push(...(await pollsAt(helpers, records, changes)));
+		for (const records of sizes) {
+			figures.push(...(await pollsAt(helpers, records, changes, REPETITIONS)));
+		}
+		if (largest) figures.push(...(await pollsAt(helpers, largest, [], 1)));
 	} finally {
 		// outside jest nothing else undoes what the helper set up (jest's afterAll does)
 		await Expression.disposeExpressionEngine(); // its isolate would keep us alive
@@ -63,6 +74,7 @@ async function pollsAt(
 	{ runPoll, sandboxCredential }: typeof import('../test/helpers/n8n'),
 	records: number,
 	changes: number[],
+	repetitions: number,
 ): Promise<PollFigures[]> {
 	const trigger = new StockroomTrigger();
 	const sandbox = await createSandbox({ records });
@@ -74,7 +86,7 @@ async function pollsAt(
 		for (const { event, field } of EVENTS) {
 			for (const changed of ['activation' as const, 0, ...changes]) {
 				const samples: PollFigures[] = [];
-				for (let repetition = 0; repetition < REPETITIONS; repetition++) {
+				for (let repetition = 0; repetition < repetitions; repetition++) {
 					now += 3_600_000;
 					const staticData: IDataObject = {};
 					const poll = () =>
