@@ -1,4 +1,5 @@
-import { checkFilter, compileFilter } from '../nodes/shared/filter';
+import { checkFilter } from '../nodes/shared/filter';
+import { compileFilter } from '../nodes/shared/filter/evaluate';
 import { ASSETS_PATH } from '../nodes/shared/resources';
 import { assetSchema } from '../nodes/shared/schema/asset';
 import type { Sandbox } from '../test/sandbox/server';

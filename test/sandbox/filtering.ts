@@ -1,4 +1,5 @@
-import { checkFilter, compileFilter, FilterError } from '../../nodes/shared/filter';
+import { checkFilter, FilterError } from '../../nodes/shared/filter';
+import { compileFilter } from '../../nodes/shared/filter/evaluate';
 import type { ResourceSchema } from '../../nodes/shared/schema/fields';
 
 export type RecordPredicate = (record: Record<string, unknown>) => boolean;

@@ -1,4 +1,8 @@
-/** The filter language: the only place that parses, validates, prints, builds or evaluates filters. */
+/**
+ * The filter language: the only place that parses, validates, prints, builds or evaluates filters.
+ * Evaluating is the sandbox's part (`./evaluate`, imported directly): the nodes never evaluate a
+ * filter, so it is left out of the published package (tsconfig.json).
+ */
 export {
 	all,
 	any,
@@ -20,7 +24,6 @@ export {
 } from './build';
 export { checkFilter, inspectFilter } from './check';
 export { FilterError } from './errors';
-export { compileFilter, customFieldValue } from './evaluate';
 export { parseFilter } from './parser';
 export { printFilter, printLiteral } from './printer';
 export { validateFilter, type FilterIssue } from './validate';

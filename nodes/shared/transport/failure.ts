@@ -1,4 +1,3 @@
-import type { JsonObject } from 'n8n-workflow';
 import { isPlainObject } from '../schema/values';
 import { isBodyStream, readText } from './stream';
 
@@ -188,13 +187,4 @@ export function readProblem(body: unknown): Problem {
 		traceId: text(extensions.traceId) ?? text(body.traceId),
 		error: text(body.error),
 	};
-}
-
-/** The minimal, secret-free object handed to NodeApiError (never the HTTP client's error). */
-export function safeErrorResponse(failure: Failure, problem: Problem): JsonObject {
-	const response: JsonObject = { message: problem.title ?? failure.message };
-	if (failure.status !== undefined) response.httpCode = String(failure.status);
-	if (problem.traceId) response.traceId = problem.traceId;
-	if (problem.errors) response.errors = problem.errors;
-	return response;
 }

@@ -1,6 +1,7 @@
 import { assetSchema } from '../../../nodes/shared/schema/asset';
 import { userSchema } from '../../../nodes/shared/schema/user';
-import { checkFilter, compileFilter } from '../../../nodes/shared/filter';
+import { checkFilter } from '../../../nodes/shared/filter';
+import { compileFilter } from '../../../nodes/shared/filter/evaluate';
 
 const test1 = (text: string, record: Record<string, unknown>, schema = assetSchema) =>
 	compileFilter(checkFilter(text, schema), schema)(record);

@@ -1,7 +1,8 @@
 import { assetSchema } from '../../../nodes/shared/schema/asset';
 import { contractSchema } from '../../../nodes/shared/schema/contract';
 import type { Fields, ResourceSchema } from '../../../nodes/shared/schema/fields';
-import { checkFilter, compileFilter, parseFilter, printFilter } from '../../../nodes/shared/filter';
+import { checkFilter, parseFilter, printFilter } from '../../../nodes/shared/filter';
+import { compileFilter } from '../../../nodes/shared/filter/evaluate';
 import { withoutPositions } from './helpers';
 
 const matches = (schema: ResourceSchema, text: string, records: Array<Record<string, unknown>>) => {
