@@ -36,3 +36,30 @@ describe('the editor, the same on every node', () => {
 		},
 	);
 });
+
+describe('enum values are labelled once, in words', () => {
+	test('Asset status: the same words in the form and in the filter builder', () => {
+		const parameters = allParameters(new StockroomAsset().description.properties);
+		const labels = (name: string) =>
+			parameters
+				.filter((parameter) => parameter.name === name && parameter.type === 'options')
+				.map((parameter) =>
+					(parameter.options as Array<{ name: string; value: string }>)
+						.map((option) => `${option.name}=${option.value}`)
+						.sort(),
+				);
+		const form = labels('status');
+		const builder = labels('statusValue');
+		expect(form.length).toBeGreaterThan(0);
+		expect(builder.length).toBeGreaterThan(0);
+		// written by hand from the service's status values
+		const expected = [
+			'Deployed=Deployed',
+			'New=New',
+			'Out For Repair=OutForRepair',
+			'Ready To Deploy=ReadyToDeploy',
+			'Retired=Retired',
+		];
+		for (const options of [...form, ...builder]) expect(options).toEqual(expected);
+	});
+});

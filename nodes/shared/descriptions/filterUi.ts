@@ -1,6 +1,6 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { CURRENCY_OPTIONS } from './recordFields';
-import type { Field, Fields, ResourceSchema } from '../schema/fields';
+import { enumLabel, type Field, type Fields, type ResourceSchema } from '../schema/fields';
 
 /** Operator groups offered by the builder, by the kind of attribute. */
 export type OperatorGroup = 'text' | 'enum' | 'number' | 'date' | 'boolean' | 'custom';
@@ -213,7 +213,7 @@ function conditionValues(
 						displayName: 'Value',
 						name: valueParameterName(attribute),
 						type: 'options',
-						options: sorted(values.map((value) => option(value, value))),
+						options: sorted(values.map((value) => option(enumLabel(value), value))),
 						default: firstValue,
 						displayOptions: showFor([attribute.path]),
 					};

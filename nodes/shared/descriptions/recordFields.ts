@@ -1,6 +1,12 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { CURRENCY_CODES } from '../schema/currencies';
-import type { Field, Fields, ListField, ResourceSchema } from '../schema/fields';
+import {
+	enumLabel,
+	type Field,
+	type Fields,
+	type ListField,
+	type ResourceSchema,
+} from '../schema/fields';
 
 const byName = (a: INodePropertyOptions, b: INodePropertyOptions) => a.name.localeCompare(b.name);
 
@@ -57,9 +63,7 @@ export function fieldProperty(name: string, field: Field): INodeProperties {
 				...base,
 				type: 'options',
 				default: field.values[0],
-				options: field.values
-					.map((value) => ({ name: value.replace(/([a-z])([A-Z])/g, '$1 $2'), value }))
-					.sort(byName),
+				options: field.values.map((value) => ({ name: enumLabel(value), value })).sort(byName),
 			};
 		case 'currency':
 			return { ...base, type: 'options', default: 'USD', options: CURRENCY_OPTIONS };

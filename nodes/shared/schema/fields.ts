@@ -199,3 +199,6 @@ export const recordMetadata: Fields = {
 	createdBy: personRef('Created By'),
 	lastModifiedBy: personRef('Last Modified By'),
 };
+
+/** How a form shows an enum value: its words ("ReadyToDeploy" is "Ready To Deploy"). */
+export const enumLabel = (value: string): string => value.replace(/([a-z])([A-Z])/g, '$1 $2');
