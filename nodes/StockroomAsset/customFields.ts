@@ -3,8 +3,15 @@ import { CURRENCY_OPTIONS } from '../shared/descriptions/recordFields';
 import { toServiceDate } from '../shared/dates';
 import { customFieldTypesFrom, fetchCustomFieldDefinitions } from '../shared/resources';
 import type { ExecutionCache } from '../shared/runItems';
-import type { CustomFieldDefinition } from '../shared/schema/asset';
+import {
+	CUSTOM_FIELD_KINDS,
+	type CustomFieldDefinition,
+	type CustomFieldForm,
+} from '../shared/schema/asset';
 import { isPlainObject } from '../shared/schema/values';
+
+/** A type's name in the form, checked against the one table of custom field types. */
+const form = (value: CustomFieldForm): CustomFieldForm => value;
 
 /** Custom field values, each a name from the service's definitions and a typed value. */
 export const customFieldsProperty: INodeProperties = {
@@ -32,14 +39,9 @@ export const customFieldsProperty: INodeProperties = {
 					displayName: 'Type',
 					name: 'type',
 					type: 'options',
-					options: [
-						{ name: 'Date', value: 'date' },
-						{ name: 'Link', value: 'link' },
-						{ name: 'Money Amount', value: 'money' },
-						{ name: 'Number', value: 'number' },
-						{ name: 'Options', value: 'options' },
-						{ name: 'Text', value: 'text' },
-					],
+					options: Object.values(CUSTOM_FIELD_KINDS)
+						.map(({ label, form }) => ({ name: label, value: form }))
+						.sort((a, b) => a.name.localeCompare(b.name)),
 					default: 'text',
 					description: "The custom field's type, as shown next to its name",
 				},
@@ -48,21 +50,21 @@ export const customFieldsProperty: INodeProperties = {
 					name: 'textValue',
 					type: 'string',
 					default: '',
-					displayOptions: { show: { type: ['text'] } },
+					displayOptions: { show: { type: [form('text')] } },
 				},
 				{
 					displayName: 'Value',
 					name: 'numberValue',
 					type: 'number',
 					default: 0,
-					displayOptions: { show: { type: ['number'] } },
+					displayOptions: { show: { type: [form('number')] } },
 				},
 				{
 					displayName: 'Value',
 					name: 'dateValue',
 					type: 'dateTime',
 					default: '',
-					displayOptions: { show: { type: ['date'] } },
+					displayOptions: { show: { type: [form('date')] } },
 				},
 				{
 					displayName: 'Value',
@@ -71,7 +73,7 @@ export const customFieldsProperty: INodeProperties = {
 					default: '',
 					placeholder: 'Gold, Onsite',
 					description: 'Labels of the selected options, separated by commas',
-					displayOptions: { show: { type: ['options'] } },
+					displayOptions: { show: { type: [form('options')] } },
 				},
 				{
 					displayName: 'Value',
@@ -80,7 +82,7 @@ export const customFieldsProperty: INodeProperties = {
 					default: 0,
 					typeOptions: { numberPrecision: 2 },
 					description: 'The amount',
-					displayOptions: { show: { type: ['money'] } },
+					displayOptions: { show: { type: [form('money')] } },
 				},
 				{
 					displayName: 'Value',
@@ -89,7 +91,7 @@ export const customFieldsProperty: INodeProperties = {
 					default: '',
 					placeholder: 'https://',
 					description: 'The link URL',
-					displayOptions: { show: { type: ['link'] } },
+					displayOptions: { show: { type: [form('link')] } },
 				},
 				{
 					displayName: 'Value Currency',
@@ -97,7 +99,7 @@ export const customFieldsProperty: INodeProperties = {
 					type: 'options',
 					options: CURRENCY_OPTIONS,
 					default: 'USD',
-					displayOptions: { show: { type: ['money'] } },
+					displayOptions: { show: { type: [form('money')] } },
 				},
 				{
 					displayName: 'Value Description',
@@ -105,7 +107,7 @@ export const customFieldsProperty: INodeProperties = {
 					type: 'string',
 					default: '',
 					description: 'Text shown for the link',
-					displayOptions: { show: { type: ['link'] } },
+					displayOptions: { show: { type: [form('link')] } },
 				},
 			],
 		},

@@ -63,3 +63,30 @@ describe('enum values are labelled once, in words', () => {
 		for (const options of [...form, ...builder]) expect(options).toEqual(expected);
 	});
 });
+
+describe('custom field types come from one table', () => {
+	test('the Custom Fields form offers the types saved workflows use, each with its value inputs', () => {
+		const parameters = allParameters(new StockroomAsset().description.properties);
+		const type = parameters.find(
+			(parameter) => parameter.name === 'type' && parameter.displayName === 'Type',
+		)!;
+		// written by hand: the values workflows saved before the table existed
+		expect(
+			(type.options as Array<{ name: string; value: string }>).map(
+				(option) => `${option.name}=${option.value}`,
+			),
+		).toEqual([
+			'Date=date',
+			'Link=link',
+			'Money Amount=money',
+			'Number=number',
+			'Options=options',
+			'Text=text',
+		]);
+		const shownFor = (name: string) =>
+			parameters.find((parameter) => parameter.name === name)?.displayOptions?.show?.type;
+		expect(shownFor('textValue')).toEqual(['text']);
+		expect(shownFor('amount')).toEqual(['money']);
+		expect(shownFor('href')).toEqual(['link']);
+	});
+});

@@ -92,9 +92,22 @@ export const assetSchema: ResourceSchema = {
 	},
 };
 
-/** Types of asset custom field definitions (`GET /api/assets/v1/customfields`). */
-export const CUSTOM_FIELD_TYPES = ['Text', 'Link', 'Currency', 'Date', 'Number', 'Option'] as const;
-export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
+/**
+ * The one table of custom field types: each type of a definition (`GET
+ * /api/assets/v1/customfields`), the attribute its wrapped value carries, and how the node's
+ * Custom Fields form names it (`form`, the saved parameter value, and `label`).
+ */
+export const CUSTOM_FIELD_KINDS = {
+	Text: { attribute: 'textValue', form: 'text', label: 'Text' },
+	Link: { attribute: 'linkValue', form: 'link', label: 'Link' },
+	Currency: { attribute: 'currencyValue', form: 'money', label: 'Money Amount' },
+	Date: { attribute: 'textValue', form: 'date', label: 'Date' },
+	Number: { attribute: 'numberValue', form: 'number', label: 'Number' },
+	Option: { attribute: 'optionValue', form: 'options', label: 'Options' },
+} as const;
+export type CustomFieldType = keyof typeof CUSTOM_FIELD_KINDS;
+/** A type's value in the Custom Fields form ('text', 'money', ...). */
+export type CustomFieldForm = (typeof CUSTOM_FIELD_KINDS)[CustomFieldType]['form'];
 
 export interface CustomFieldDefinition {
 	id: string;
@@ -103,16 +116,6 @@ export interface CustomFieldDefinition {
 	type: CustomFieldType;
 	options?: Array<{ id: string; label: string }>;
 }
-
-/** The one attribute a wrapped custom field value carries, by definition type. */
-export const CUSTOM_FIELD_VALUE_ATTRIBUTE: Record<CustomFieldType, string> = {
-	Text: 'textValue',
-	Date: 'textValue',
-	Link: 'linkValue',
-	Currency: 'currencyValue',
-	Number: 'numberValue',
-	Option: 'optionValue',
-};
 
 /** Shapes of the wrapped custom field value attributes (service-api.md §2.1). */
 export const customFieldValueSchema = {

@@ -1,4 +1,4 @@
-import { CUSTOM_FIELD_VALUE_ATTRIBUTE, type CustomFieldDefinition } from './asset';
+import { CUSTOM_FIELD_KINDS, type CustomFieldDefinition } from './asset';
 import { isCurrencyCode } from './currencies';
 import type { Field, Fields, ResourceSchema } from './fields';
 import {
@@ -321,8 +321,9 @@ function checkWrappedCustomValue(
 	}
 	const [attribute] = keys;
 	const inner = value[attribute];
-	if (definition && CUSTOM_FIELD_VALUE_ATTRIBUTE[definition.type] !== attribute) {
-		return `is a ${definition.type} field: expected ${CUSTOM_FIELD_VALUE_ATTRIBUTE[definition.type]}, got ${attribute}`;
+	const expected = definition && CUSTOM_FIELD_KINDS[definition.type]?.attribute;
+	if (expected && expected !== attribute) {
+		return `is a ${definition.type} field: expected ${expected}, got ${attribute}`;
 	}
 	switch (attribute) {
 		case 'numberValue':
