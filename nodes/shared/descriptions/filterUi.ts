@@ -1,9 +1,10 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import { attributeKind, type AttributeKind } from '../filter/validate';
 import { CURRENCY_OPTIONS } from './recordFields';
 import { enumLabel, type Field, type Fields, type ResourceSchema } from '../schema/fields';
 
-/** Operator groups offered by the builder, by the kind of attribute. */
-export type OperatorGroup = 'text' | 'enum' | 'number' | 'date' | 'boolean' | 'custom';
+/** Operator groups offered by the builder: the kinds of attribute, and custom fields (untyped). */
+export type OperatorGroup = AttributeKind | 'custom';
 
 const option = (name: string, value: string): INodePropertyOptions => ({ name, value });
 const EQUALITY = [option('Is Equal To', 'eq'), option('Is Not Equal To', 'ne')];
@@ -50,27 +51,8 @@ const DEFAULT_OPERATOR: Record<OperatorGroup, string> = {
 	custom: 'eq',
 };
 
-export function operatorGroup(field: Field): OperatorGroup | undefined {
-	switch (field.type) {
-		case 'string':
-		case 'email':
-		case 'url':
-		case 'currency':
-		case 'stringList':
-			return 'text';
-		case 'enum':
-			return 'enum';
-		case 'number':
-			return 'number';
-		case 'date':
-		case 'dateTime':
-			return 'date';
-		case 'boolean':
-			return 'boolean';
-		default:
-			return undefined;
-	}
-}
+/** The builder's operator group of a field: its kind as a filter attribute. */
+export const operatorGroup = (field: Field): OperatorGroup | undefined => attributeKind(field);
 
 export interface FilterableAttribute {
 	path: string;

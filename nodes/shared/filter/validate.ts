@@ -24,31 +24,56 @@ const TEXT_OPERATORS: readonly ComparisonOperator[] = [
 const ORDER_OPERATORS: readonly ComparisonOperator[] = ['eq', 'ne', 'gt', 'ge', 'lt', 'le'];
 const EQUALITY_OPERATORS: readonly ComparisonOperator[] = ['eq', 'ne'];
 
-/** What kind of attribute this is, in words, and which operators fit it. */
-function describeField(
-	attribute: string,
-	field: Field,
-): { noun: string; operators: readonly ComparisonOperator[] } {
+/** The kinds of attribute a filter compares; the filter builder offers its operators by kind too. */
+export type AttributeKind = 'text' | 'enum' | 'number' | 'date' | 'boolean';
+
+/** A field's kind as a filter attribute; objects, lists and custom-field maps have none. */
+export function attributeKind(field: Field): AttributeKind | undefined {
 	switch (field.type) {
 		case 'string':
 		case 'email':
 		case 'url':
 		case 'currency':
 		case 'stringList':
-			return { noun: 'a text attribute', operators: TEXT_OPERATORS };
+			return 'text';
 		case 'enum':
-			return {
-				noun: `an attribute with the values ${field.values.join(', ')}`,
-				operators: ['eq', 'ne', 'co', 'sw', 'ew'],
-			};
+			return 'enum';
 		case 'number':
-			return { noun: 'a number attribute', operators: ORDER_OPERATORS };
-		case 'boolean':
-			return { noun: 'a true/false attribute', operators: EQUALITY_OPERATORS };
+			return 'number';
 		case 'date':
-			return { noun: 'a date attribute', operators: ORDER_OPERATORS };
 		case 'dateTime':
-			return { noun: 'a date-time attribute', operators: ORDER_OPERATORS };
+			return 'date';
+		case 'boolean':
+			return 'boolean';
+		default:
+			return undefined;
+	}
+}
+
+/** The operators the language allows per kind of attribute (the builder offers a subset). */
+const OPERATORS_BY_KIND: Record<AttributeKind, readonly ComparisonOperator[]> = {
+	text: TEXT_OPERATORS,
+	enum: ['eq', 'ne', 'co', 'sw', 'ew'],
+	number: ORDER_OPERATORS,
+	date: ORDER_OPERATORS,
+	boolean: EQUALITY_OPERATORS,
+};
+
+/** What kind of attribute this is, in words, and which operators fit it. */
+function describeField(
+	attribute: string,
+	field: Field,
+): { noun: string; operators: readonly ComparisonOperator[] } {
+	const kind = attributeKind(field);
+	const nouns: Record<AttributeKind, string> = {
+		text: 'a text attribute',
+		enum: `an attribute with the values ${field.type === 'enum' ? field.values.join(', ') : ''}`,
+		number: 'a number attribute',
+		boolean: 'a true/false attribute',
+		date: field.type === 'dateTime' ? 'a date-time attribute' : 'a date attribute',
+	};
+	if (kind) return { noun: nouns[kind], operators: OPERATORS_BY_KIND[kind] };
+	switch (field.type) {
 		case 'object':
 			return { noun: 'an object (compare one of its sub-attributes, or use pr)', operators: [] };
 		case 'list':
@@ -56,7 +81,7 @@ function describeField(
 				noun: `a list of ${field.itemName.toLowerCase()} objects (use ${attribute}[<condition>] or pr)`,
 				operators: [],
 			};
-		case 'customFields':
+		default:
 			return {
 				noun: `a map of custom fields (compare one of them as ${attribute}.<name>, or use pr)`,
 				operators: [],
