@@ -12,7 +12,7 @@ import {
 	CUSTOM_FIELD_PREFIX,
 	filterableAttributes,
 	valueParameterName,
-} from './descriptions/filterUi';
+} from './descriptions/filterAttributes';
 import { toServiceDate, toServiceDateTime } from './dates';
 import type { CustomFieldType } from './schema/asset';
 import type { Fields, ResourceSchema } from './schema/fields';

@@ -1,105 +1,14 @@
-import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
-import { attributeKind, type AttributeKind } from '../filter/validate';
+/** The filter builder's form: conditions (field, operator, value), how they combine, or raw text. */
+import type { INodeProperties } from 'n8n-workflow';
+import { enumLabel, type ResourceSchema } from '../schema/fields';
+import {
+	CUSTOM_FIELD_PREFIX,
+	filterableAttributes,
+	valueParameterName,
+	type FilterableAttribute,
+} from './filterAttributes';
+import { DEFAULT_OPERATOR, OPERATORS, option, sorted, type OperatorGroup } from './filterOperators';
 import { CURRENCY_OPTIONS } from './recordFields';
-import { enumLabel, type Field, type Fields, type ResourceSchema } from '../schema/fields';
-
-/** Operator groups offered by the builder: the kinds of attribute, and custom fields (untyped). */
-export type OperatorGroup = AttributeKind | 'custom';
-
-const option = (name: string, value: string): INodePropertyOptions => ({ name, value });
-const EQUALITY = [option('Is Equal To', 'eq'), option('Is Not Equal To', 'ne')];
-const EMPTINESS = [option('Is Empty', 'empty'), option('Is Not Empty', 'notEmpty')];
-const TEXT = [
-	option('Contains', 'co'),
-	option('Does Not Contain', 'notCo'),
-	option('Ends With', 'ew'),
-	option('Starts With', 'sw'),
-];
-const ORDER = [
-	option('Is Greater Than', 'gt'),
-	option('Is Greater Than or Equal To', 'ge'),
-	option('Is Less Than', 'lt'),
-	option('Is Less Than or Equal To', 'le'),
-];
-const DATE_ORDER = [
-	option('Is After', 'gt'),
-	option('Is On or After', 'ge'),
-	option('Is Before', 'lt'),
-	option('Is On or Before', 'le'),
-];
-
-/** A list of operators sorted by label, as n8n's lists are. */
-const sorted = (...groups: INodePropertyOptions[][]) =>
-	groups.flat().sort((a, b) => a.name.localeCompare(b.name));
-
-/** Operators offered per kind of attribute; custom fields have no declared type, so get them all. */
-export const OPERATORS: Record<OperatorGroup, INodePropertyOptions[]> = {
-	text: sorted(TEXT, EQUALITY, EMPTINESS),
-	enum: sorted(EQUALITY, EMPTINESS),
-	number: sorted(EQUALITY, ORDER, EMPTINESS),
-	date: sorted(EQUALITY, DATE_ORDER, EMPTINESS),
-	boolean: sorted([option('Is False', 'isFalse'), option('Is True', 'isTrue')], EMPTINESS),
-	custom: sorted(TEXT, EQUALITY, ORDER, EMPTINESS),
-};
-
-const DEFAULT_OPERATOR: Record<OperatorGroup, string> = {
-	text: 'eq',
-	enum: 'eq',
-	number: 'eq',
-	date: 'ge',
-	boolean: 'isTrue',
-	custom: 'eq',
-};
-
-/** The builder's operator group of a field: its kind as a filter attribute. */
-export const operatorGroup = (field: Field): OperatorGroup | undefined => attributeKind(field);
-
-export interface FilterableAttribute {
-	path: string;
-	label: string;
-	field: Field;
-	group: OperatorGroup;
-}
-
-/** Every attribute the builder offers: scalars, sub-attributes of objects and of lists of objects. */
-export function filterableAttributes(
-	fields: Fields,
-	prefix = '',
-	labelPrefix = '',
-): FilterableAttribute[] {
-	const attributes: FilterableAttribute[] = [];
-	for (const [key, field] of Object.entries(fields)) {
-		if (field.filterable === false) continue;
-		const path = prefix + key;
-		const label = labelPrefix + field.displayName;
-		// writable lists (line items) get their own condition group; read-only ones (SCIM emails)
-		// are compared through their sub-attributes, true when any element matches
-		if (field.type === 'object' || (field.type === 'list' && field.readOnly)) {
-			attributes.push(...filterableAttributes(field.fields, `${path}.`, `${label} › `));
-			continue;
-		}
-		const group = operatorGroup(field);
-		if (group) attributes.push({ path, label, field, group });
-	}
-	return attributes;
-}
-
-export const CUSTOM_FIELD_PREFIX = 'customFieldValues.';
-
-/** Parameter name of the value input for an attribute, by its kind. */
-export function valueParameterName(attribute: FilterableAttribute | undefined): string {
-	if (!attribute) return 'value';
-	switch (attribute.group) {
-		case 'number':
-			return 'numberValue';
-		case 'date':
-			return 'dateValue';
-		case 'enum':
-			return `${attribute.path.replace(/\./g, '_')}Value`;
-		default:
-			return attribute.field.type === 'currency' ? 'currencyValue' : 'value';
-	}
-}
 
 const NO_VALUE = ['empty', 'notEmpty', 'isTrue', 'isFalse'];
 

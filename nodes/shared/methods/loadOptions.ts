@@ -1,5 +1,5 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
-import { CUSTOM_FIELD_PREFIX, filterableAttributes } from '../descriptions/filterUi';
+import { CUSTOM_FIELD_PREFIX, filterableAttributes } from '../descriptions/filterAttributes';
 import { fetchCustomFieldDefinitions } from '../resources';
 import { EDITOR_RETRY } from '../transport';
 import { assetSchema } from '../schema/asset';
