@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 
-import type { Sandbox } from '../test/sandbox/server';
+import type { Sandbox } from '../sandbox/server';
 import { median } from './stats';
 
 /** What listing every asset costs at the least: no n8n, a plain loop over the same pages. */

@@ -2,7 +2,7 @@ import { checkFilter } from '../nodes/shared/filter';
 import { compileFilter } from '../nodes/shared/filter/evaluate';
 import { ASSETS_PATH } from '../nodes/shared/resources';
 import { assetSchema } from '../nodes/shared/schema/asset';
-import type { Sandbox } from '../test/sandbox/server';
+import type { Sandbox } from '../sandbox/server';
 import { longExpression } from './filters';
 import type { SandboxProcess } from './sandboxProcess';
 import { median, percentile } from './stats';

@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { n8nInstallDir, repoRoot, type WorkflowJson } from '../test/e2e/harness';
-import { createSandbox, type Sandbox } from '../test/sandbox/server';
+import { n8nInstallDir, repoRoot, type WorkflowJson } from '../scripts/n8n';
+import { createSandbox, type Sandbox } from '../sandbox/server';
 import { THREE_CONDITIONS, threeConditionText } from './filters';
 import { filterFigures, sandboxFigures } from './inProcess';
 import { N8nBench, type RunResult } from './n8nBench';

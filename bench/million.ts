@@ -9,7 +9,7 @@ import {
 	EXAMPLE_CREDENTIAL,
 	exampleWorkflows,
 	importMissingExamples,
-} from '../test/e2e/harness';
+} from '../scripts/n8n';
 import { readStatus } from './proc';
 import { SandboxProcess } from './sandboxProcess';
 

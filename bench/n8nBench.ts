@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { sandboxCredentialInput } from '../test/helpers/credential';
-import type { Sandbox } from '../test/sandbox/server';
+import { sandboxCredentialInput } from '../sandbox/credential';
+import type { Sandbox } from '../sandbox/server';
 import {
 	createN8nHome,
 	CREDENTIAL_TYPE,
@@ -13,7 +13,7 @@ import {
 	type N8nHome,
 	type N8nServer,
 	type WorkflowJson,
-} from '../test/e2e/harness';
+} from '../scripts/n8n';
 import type { GcRecord, HookRecord } from './n8nHooks';
 import { cpuMs, readStatus } from './proc';
 import { requestCounts, Traffic } from './traffic';

@@ -1,5 +1,5 @@
-import { sandboxCredentialInput } from '../test/helpers/credential';
-import type { Sandbox } from '../test/sandbox/server';
+import { sandboxCredentialInput } from '../sandbox/credential';
+import type { Sandbox } from '../sandbox/server';
 import {
 	createN8nHome,
 	CREDENTIAL_TYPE,
@@ -7,7 +7,7 @@ import {
 	waitFor,
 	type N8nHome,
 	type WorkflowJson,
-} from '../test/e2e/harness';
+} from '../scripts/n8n';
 import { median } from './stats';
 import { assetList, assetUpsert } from './workflows';
 

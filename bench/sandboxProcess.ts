@@ -5,8 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
-import type { CredentialInput } from '../test/helpers/credential';
-import { repoRoot } from '../test/e2e/harness';
+import type { CredentialInput } from '../sandbox/credential';
+import { repoRoot } from '../scripts/n8n';
 import { readStatus } from './proc';
 
 const LISTENING = /listening on (\S+) \(client id: (\S+), client secret: (\S+)\)/;
@@ -22,7 +22,7 @@ export class SandboxProcess {
 
 	/** Starts the sandbox CLI as `npm run sandbox` does (build/ must be current). */
 	static start(records: number): Promise<SandboxProcess> {
-		const cli = path.join(repoRoot, 'build', 'test', 'sandbox', 'cli.js');
+		const cli = path.join(repoRoot, 'build', 'sandbox', 'cli.js');
 		const args = ['--max-semi-space-size=4', cli, '--port', '0', '--records', String(records)];
 		const started = performance.now();
 		const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,7 +1,7 @@
 import { subscribe } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
 
-import type { SandboxStats } from '../test/sandbox/server';
+import type { SandboxStats } from '../sandbox/server';
 
 /** The sandbox's requests split into token requests and API calls. */
 export function requestCounts(stats: SandboxStats): { api: number; token: number } {

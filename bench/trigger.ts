@@ -4,8 +4,8 @@ import path from 'node:path';
 import { Expression, type IDataObject } from 'n8n-workflow';
 
 import { StockroomTrigger } from '../nodes/StockroomTrigger/StockroomTrigger.node';
-import { createSandbox, type Sandbox } from '../test/sandbox/server';
-import type { StoredRecord } from '../test/sandbox/store';
+import { createSandbox, type Sandbox } from '../sandbox/server';
+import type { StoredRecord } from '../sandbox/store';
 import { median } from './stats';
 import { requestCounts } from './traffic';
 

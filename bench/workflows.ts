@@ -8,7 +8,7 @@ import {
 	type CredentialRef,
 	type NodeSpec,
 	type WorkflowJson,
-} from '../test/e2e/harness';
+} from '../scripts/n8n';
 
 /**
  * The benchmarked workflows. Each starts with a production Webhook that answers when the last node

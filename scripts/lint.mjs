@@ -96,7 +96,7 @@ report("n8n-node lint config (@n8n/node-cli, cloud rules): package.json, nodes/,
 });
 
 const eslint = new ESLint({ cwd: root });
-const results = await eslint.lintFiles(['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'scripts/**/*.mjs']);
+const results = await eslint.lintFiles(['sandbox/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'scripts/**/*.mjs']);
 const errors = results.reduce((sum, result) => sum + result.errorCount, 0);
 if (errors) {
 	failed = true;

@@ -9,8 +9,8 @@ import path from 'node:path';
 
 import { chromium, selectors, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
-import { sandboxCredentialInput } from '../test/helpers/credential';
-import { createSandbox } from '../test/sandbox/server';
+import { sandboxCredentialInput } from '../sandbox/credential';
+import { createSandbox } from '../sandbox/server';
 import {
 	buildWorkflow,
 	createN8nHome,
@@ -22,7 +22,7 @@ import {
 	repoRoot,
 	type NodeSpec,
 	type WorkflowJson,
-} from '../test/e2e/harness';
+} from './n8n';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_FLAGS = [

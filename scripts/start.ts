@@ -21,7 +21,7 @@ import {
 	repoRoot,
 	tail,
 	type N8nServer,
-} from '../test/e2e/harness';
+} from './n8n';
 
 const CLIENT_ID = 'stockroom-demo';
 const CLIENT_SECRET = 'stockroom-demo-secret';
@@ -46,14 +46,14 @@ async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
 }
 
 /**
- * The sandbox (test/sandbox's CLI, built by scripts/start.sh) in its own process, keeping its data
+ * The sandbox (sandbox/cli.ts, built by scripts/start.sh) in its own process, keeping its data
  * in `dataFile` so the demo data lives as long as n8n's state beside it.
  */
 async function startSandbox(port: number, dataFile: string): Promise<Sandbox> {
 	if (await isPortTaken(port)) {
 		throw new Error(`Port ${port} is in use; choose another sandbox port (--sandbox-port)`);
 	}
-	const cli = path.join(repoRoot, 'build', 'test', 'sandbox', 'cli.js');
+	const cli = path.join(repoRoot, 'build', 'sandbox', 'cli.js');
 	if (!existsSync(cli)) {
 		throw new Error(`The sandbox is not built (${cli} is missing): run npm run build:dev`);
 	}

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { sandboxCredentialInput } from '../helpers/credential';
-import { createSandbox, type Sandbox } from '../sandbox/server';
+import { sandboxCredentialInput } from '../../sandbox/credential';
+import { createSandbox, type Sandbox } from '../../sandbox/server';
 import {
 	createN8nHome,
 	N8N_MAJOR,
@@ -11,7 +11,7 @@ import {
 	type N8nServer,
 	type StoredExecution,
 	type WorkflowJson,
-} from './harness';
+} from '../../scripts/n8n';
 
 /**
  * The nodes as an AI agent's tools (`usableAsTool`): n8n offers a tool variant of each, and runs

@@ -1,8 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { sandboxCredentialInput } from '../helpers/credential';
-import { createSandbox, type Sandbox } from '../sandbox/server';
-import type { StoredRecord } from '../sandbox/store';
+import { sandboxCredentialInput } from '../../sandbox/credential';
+import { createSandbox, type Sandbox } from '../../sandbox/server';
+import type { StoredRecord } from '../../sandbox/store';
 import {
 	buildWorkflow,
 	createN8nHome,
@@ -13,7 +13,7 @@ import {
 	type N8nHome,
 	type NodeSpec,
 	type WorkflowRun,
-} from './harness';
+} from '../../scripts/n8n';
 
 const AWKWARD = 'Weird "quoted" \\ back\\slash — ünïcødé 😀 x" or status pr or "';
 const AWKWARD_EXTERNAL_ID = 'E2E-AWK-"1"\\ü';
@@ -492,7 +492,9 @@ describe('Stockroom Asset in real n8n', () => {
 		expect(failed.status).toBe('error');
 		expect(failed.error).toMatchObject({
 			node: 'Upsert rows',
-			message: expect.stringMatching(/^Invalid asset: Purchased Date \(purchasedDate\) .*\[item 1\]$/),
+			message: expect.stringMatching(
+				/^Invalid asset: Purchased Date \(purchasedDate\) .*\[item 1\]$/,
+			),
 		});
 		expect(sandbox.stats().totalRequests).toBe(0);
 		expect(sandbox.store.assets.findByExternalId('E2E-STOP-1')).toBeUndefined();

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { sandboxCredentialInput } from '../helpers/credential';
-import { createSandbox, type Sandbox } from '../sandbox/server';
+import { sandboxCredentialInput } from '../../sandbox/credential';
+import { createSandbox, type Sandbox } from '../../sandbox/server';
 import {
 	buildWorkflow,
 	createN8nHome,
@@ -11,7 +11,7 @@ import {
 	type N8nHome,
 	type NodeSpec,
 	type WorkflowRun,
-} from './harness';
+} from '../../scripts/n8n';
 
 const CONTRACT = {
 	externalId: 'E2E-CTR-1',

@@ -5,8 +5,8 @@ import type { IDataObject, INodeExecutionData, INodeProperties } from 'n8n-workf
 import { StockroomAsset } from '../../nodes/StockroomAsset/StockroomAsset.node';
 import { StockroomContract } from '../../nodes/StockroomContract/StockroomContract.node';
 import { StockroomUser } from '../../nodes/StockroomUser/StockroomUser.node';
-import { sandboxCredentialInput } from '../helpers/credential';
-import { createSandbox, type Sandbox } from '../sandbox/server';
+import { sandboxCredentialInput } from '../../sandbox/credential';
+import { createSandbox, type Sandbox } from '../../sandbox/server';
 import {
 	createN8nHome,
 	jsonItems,
@@ -17,7 +17,7 @@ import {
 	type N8nHome,
 	type N8nServer,
 	type WorkflowJson,
-} from './harness';
+} from '../../scripts/n8n';
 
 /** n8n's three On Error settings. */
 const SETTINGS = ['stopWorkflow', 'continueRegularOutput', 'continueErrorOutput'] as const;

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
-import { sandboxCredentialInput } from '../helpers/credential';
-import { createSandbox, type Sandbox } from '../sandbox/server';
+import { sandboxCredentialInput } from '../../sandbox/credential';
+import { createSandbox, type Sandbox } from '../../sandbox/server';
 import {
 	createN8nHome,
 	EXAMPLE_CREDENTIAL,
@@ -15,7 +15,7 @@ import {
 	waitFor,
 	type N8nHome,
 	type StoredExecution,
-} from './harness';
+} from '../../scripts/n8n';
 
 const DAY = 86_400_000;
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);

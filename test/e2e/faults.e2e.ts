@@ -1,8 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { sandboxCredentialInput } from '../helpers/credential';
-import { createSandbox, type Sandbox } from '../sandbox/server';
-import type { FaultKind } from '../sandbox/faults';
+import { sandboxCredentialInput } from '../../sandbox/credential';
+import { createSandbox, type Sandbox } from '../../sandbox/server';
+import type { FaultKind } from '../../sandbox/faults';
 import {
 	buildWorkflow,
 	createN8nHome,
@@ -12,7 +12,7 @@ import {
 	type N8nHome,
 	type NodeSpec,
 	type WorkflowRun,
-} from './harness';
+} from '../../scripts/n8n';
 
 /**
  * The service's faults met in real n8n, on whichever n8n `N8N_VERSION` names (the error an HTTP

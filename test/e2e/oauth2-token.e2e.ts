@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { sandboxCredentialInput } from '../helpers/credential';
-import { createSandbox, type Sandbox } from '../sandbox/server';
+import { sandboxCredentialInput } from '../../sandbox/credential';
+import { createSandbox, type Sandbox } from '../../sandbox/server';
 import {
 	buildWorkflow,
 	createN8nHome,
@@ -10,7 +10,7 @@ import {
 	NODE,
 	type N8nHome,
 	type N8nServer,
-} from './harness';
+} from '../../scripts/n8n';
 
 const READER = { id: 'stockroom-reader', secret: 'reader-secret', scopes: ['Assets.Read'] };
 

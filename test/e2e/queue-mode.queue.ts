@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { sandboxCredentialInput } from '../helpers/credential';
-import { createSandbox, type Sandbox } from '../sandbox/server';
+import { sandboxCredentialInput } from '../../sandbox/credential';
+import { createSandbox, type Sandbox } from '../../sandbox/server';
 import {
 	buildWorkflow,
 	createN8nHome,
@@ -12,7 +12,7 @@ import {
 	waitFor,
 	type N8nHome,
 	type QueueRun,
-} from './harness';
+} from '../../scripts/n8n';
 
 /** n8n accepts one cron entry per fixed second: four of them poll every 15 seconds. */
 const POLL_EVERY_MS = 15_000;

@@ -1,4 +1,4 @@
-import { createN8nHome, type N8nHome, type N8nServer, PACKAGE_NAME } from './harness';
+import { createN8nHome, type N8nHome, type N8nServer, PACKAGE_NAME } from '../../scripts/n8n';
 
 /** What n8n serves the editor: every node type and credential type it loaded. */
 interface TypeDescription {

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { sandboxCredentialInput } from '../helpers/credential';
-import { createSandbox, type Sandbox } from '../sandbox/server';
+import { sandboxCredentialInput } from '../../sandbox/credential';
+import { createSandbox, type Sandbox } from '../../sandbox/server';
 import {
 	buildWorkflow,
 	createN8nHome,
@@ -12,7 +12,7 @@ import {
 	type N8nHome,
 	type N8nServer,
 	type StoredExecution,
-} from './harness';
+} from '../../scripts/n8n';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;

@@ -39,10 +39,10 @@ import {
 } from 'n8n-workflow';
 import { expressionSandboxHooks } from 'n8n-workflow/dist/cjs/expression-sandboxing.js';
 import { StockroomOAuth2Api } from '../../credentials/StockroomOAuth2Api.credentials';
-import type { Sandbox } from '../sandbox/server';
-import { sandboxCredentialInput, type CredentialInput } from './credential';
+import type { Sandbox } from '../../sandbox/server';
+import { sandboxCredentialInput, type CredentialInput } from '../../sandbox/credential';
 
-export type { CredentialInput } from './credential';
+export type { CredentialInput } from '../../sandbox/credential';
 
 /**
  * Runs our nodes inside n8n-core's real execution contexts, so parameter resolution (defaults,

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 import { StockroomAsset } from '../../nodes/StockroomAsset/StockroomAsset.node';
-import { createSandbox, type Sandbox } from '../sandbox/server';
+import { createSandbox, type Sandbox } from '../../sandbox/server';
 import { runNode, sandboxCredential, type CredentialStore } from '../helpers/n8n';
 
 const node = new StockroomAsset();

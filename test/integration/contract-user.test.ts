@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { StockroomAsset } from '../../nodes/StockroomAsset/StockroomAsset.node';
 import { StockroomContract } from '../../nodes/StockroomContract/StockroomContract.node';
 import { StockroomUser } from '../../nodes/StockroomUser/StockroomUser.node';
-import { createSandbox, type Sandbox } from '../sandbox/server';
+import { createSandbox, type Sandbox } from '../../sandbox/server';
 import { runListSearch, runNode, sandboxCredential, type CredentialStore } from '../helpers/n8n';
 
 const contracts = new StockroomContract();

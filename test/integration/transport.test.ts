@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { StockroomAsset } from '../../nodes/StockroomAsset/StockroomAsset.node';
 import { normalizeBaseUrl, onBaseOrigin } from '../../nodes/shared/transport';
-import { createSandbox, type Sandbox } from '../sandbox/server';
+import { createSandbox, type Sandbox } from '../../sandbox/server';
 import { runNode, sandboxCredential } from '../helpers/n8n';
 import { newAsset } from '../sandbox/support/harness';
 

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 import { StockroomTrigger } from '../../nodes/StockroomTrigger/StockroomTrigger.node';
-import { createSandbox, type Sandbox } from '../sandbox/server';
-import type { FaultKind } from '../sandbox/faults';
-import type { StoredRecord } from '../sandbox/store';
+import { createSandbox, type Sandbox } from '../../sandbox/server';
+import type { FaultKind } from '../../sandbox/faults';
+import type { StoredRecord } from '../../sandbox/store';
 import { runPoll, sandboxCredential, type CredentialStore } from '../helpers/n8n';
 
 /**

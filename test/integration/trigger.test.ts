@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { StockroomTrigger } from '../../nodes/StockroomTrigger/StockroomTrigger.node';
 import { addDays } from '../../nodes/StockroomTrigger/renewals';
-import { createSandbox, type Sandbox } from '../sandbox/server';
+import { createSandbox, type Sandbox } from '../../sandbox/server';
 import { runPoll, sandboxCredential, type CredentialStore } from '../helpers/n8n';
 
 const trigger = new StockroomTrigger();

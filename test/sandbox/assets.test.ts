@@ -1,4 +1,4 @@
-import { clientPerson } from './auth';
+import { clientPerson } from '../../sandbox/auth';
 import {
 	expectInvalid,
 	expectProblem,

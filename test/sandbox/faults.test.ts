@@ -1,6 +1,6 @@
 import axios from 'axios';
-import { parseFaults } from './faults';
-import { createSandbox } from './server';
+import { parseFaults } from '../../sandbox/faults';
+import { createSandbox } from '../../sandbox/server';
 import { expectProblem, startHarness, type Harness } from './support/harness';
 
 describe('faults', () => {

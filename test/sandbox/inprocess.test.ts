@@ -1,4 +1,4 @@
-import { createSandbox } from './server';
+import { createSandbox } from '../../sandbox/server';
 import { newAsset, startHarness, type Harness } from './support/harness';
 
 describe('in-process API', () => {

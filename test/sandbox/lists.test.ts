@@ -6,7 +6,7 @@ import {
 	startHarness,
 	type Harness,
 } from './support/harness';
-import type { StoredRecord } from './store';
+import type { StoredRecord } from '../../sandbox/store';
 
 describe('list paging', () => {
 	let h: Harness;

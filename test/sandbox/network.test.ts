@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import axios from 'axios';
-import { createSandbox, type Sandbox, type SandboxOptions } from './server';
+import { createSandbox, type Sandbox, type SandboxOptions } from '../../sandbox/server';
 
 /** A remote service's answers: latency, one link of limited bandwidth, gzip on request. */
 describe('network profile', () => {

@@ -1,4 +1,4 @@
-import { ALL_SCOPES } from './auth';
+import { ALL_SCOPES } from '../../sandbox/auth';
 import { startHarness, type Harness } from './support/harness';
 
 const basic = (id: string, secret: string) =>

@@ -1,5 +1,5 @@
 import { startHarness, type Harness } from './support/harness';
-import type { ScimUser } from './store';
+import type { ScimUser } from '../../sandbox/store';
 
 const SCIM_ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 

@@ -1,5 +1,5 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
-import { createSandbox, type Sandbox, type SandboxOptions } from '../server';
+import { createSandbox, type Sandbox, type SandboxOptions } from '../../../sandbox/server';
 
 export interface Harness {
 	sandbox: Sandbox;

@@ -3,7 +3,7 @@ import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 
 const ROOT = join(__dirname, '..', '..', '..');
-const SOURCES = ['nodes/shared', 'test/sandbox'];
+const SOURCES = ['nodes/shared', 'sandbox'];
 
 /**
  * Transpiles the sandbox and the shared code it imports into `outDir` (same layout as the
@@ -27,5 +27,5 @@ export function transpileSandbox(outDir: string): string {
 			writeFileSync(target, outputText);
 		}
 	}
-	return join(outDir, 'test', 'sandbox', 'cli.js');
+	return join(outDir, 'sandbox', 'cli.js');
 }

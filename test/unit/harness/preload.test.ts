@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 
-import { preloadPath } from '../../e2e/harness/paths';
+import { preloadPath } from '../../../scripts/n8n/paths';
 
 /** Runs a script under the n8n preload; returns how many bytes stdout delivered and the exit code. */
 function runPreloaded(script: string) {

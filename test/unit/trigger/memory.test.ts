@@ -85,6 +85,10 @@ describe('RecordMemory', () => {
 		);
 		memory.forgetBefore(1500);
 		expect(unpackMemory(memory.pack())).toEqual(new Map([['bbbbbbbbbbbbbbbbbbbbbbbb', 2000]]));
-		expect(new RecordMemory(undefined, 'day').pack()).toEqual({ unit: 'day', count: 0, data: 'AQA' });
+		expect(new RecordMemory(undefined, 'day').pack()).toEqual({
+			unit: 'day',
+			count: 0,
+			data: 'AQA',
+		});
 	});
 });

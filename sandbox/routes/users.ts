@@ -1,4 +1,4 @@
-import { userSchema } from '../../../nodes/shared/schema/user';
+import { userSchema } from '../../nodes/shared/schema/user';
 import { compileQueryFilter } from '../filtering';
 import { Answer, scimError } from '../problems';
 import type { ApiRoute, SandboxContext } from '../router';

@@ -1,4 +1,4 @@
-import { contractSchema } from '../../../nodes/shared/schema/contract';
+import { contractSchema } from '../../nodes/shared/schema/contract';
 import { readJson } from '../body';
 import { notFound } from '../problems';
 import { findContract, putContract } from '../records/contract';

@@ -1,6 +1,6 @@
-import { checkFilter, FilterError } from '../../nodes/shared/filter';
-import { compileFilter } from '../../nodes/shared/filter/evaluate';
-import type { ResourceSchema } from '../../nodes/shared/schema/fields';
+import { checkFilter, FilterError } from '../nodes/shared/filter';
+import { compileFilter } from '../nodes/shared/filter/evaluate';
+import type { ResourceSchema } from '../nodes/shared/schema/fields';
 
 export type RecordPredicate = (record: Record<string, unknown>) => boolean;
 

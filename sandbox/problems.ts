@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { FieldIssue } from '../../nodes/shared/schema/validate';
+import type { FieldIssue } from '../nodes/shared/schema/validate';
 
 /** What a handler answers; `server.ts` writes it out. */
 export interface Reply {

@@ -1,4 +1,4 @@
-import type { CustomFieldDefinition } from '../../../nodes/shared/schema/asset';
+import type { CustomFieldDefinition } from '../../nodes/shared/schema/asset';
 import { LOCATIONS, personOf, statusTypeOf } from '../records/asset';
 import type { ScimUser, StoredRecord } from '../store';
 import { addDays, dateOnly, SEED_ACTORS, type Seeder } from './common';

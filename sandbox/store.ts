@@ -1,5 +1,5 @@
-import type { CustomFieldDefinition } from '../../nodes/shared/schema/asset';
-import { isPlainObject } from '../../nodes/shared/schema/values';
+import type { CustomFieldDefinition } from '../nodes/shared/schema/asset';
+import { isPlainObject } from '../nodes/shared/schema/values';
 import type { Clock } from './clock';
 import type { Random } from './random';
 

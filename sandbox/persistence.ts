@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
-import { isPlainObject } from '../../nodes/shared/schema/values';
+import { isPlainObject } from '../nodes/shared/schema/values';
 import type { Store, StoreContents } from './store';
 
 /** Acknowledged writes reach the file within this delay (plus the time to write it). */

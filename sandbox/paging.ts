@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { isCalendarDate, isDateTime } from '../../nodes/shared/schema/values';
+import { isCalendarDate, isDateTime } from '../nodes/shared/schema/values';
 import { badInput, JSON_TYPE, type Reply } from './problems';
 import { isRecordId, type RecordTable, type StoredRecord } from './store';
 

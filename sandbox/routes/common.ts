@@ -1,4 +1,4 @@
-import type { ResourceSchema } from '../../../nodes/shared/schema/fields';
+import type { ResourceSchema } from '../../nodes/shared/schema/fields';
 import { clientPerson } from '../auth';
 import type { Clock } from '../clock';
 import { compileQueryFilter } from '../filtering';

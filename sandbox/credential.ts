@@ -1,4 +1,4 @@
-import type { Sandbox } from '../sandbox/server';
+import type { Sandbox } from './server';
 
 /** The Stockroom credential's fields, as a user fills them in (a type: usable as plain data). */
 export type CredentialInput = {

@@ -1,4 +1,4 @@
-import { CONTRACT_TYPES, PAYMENT_METHODS } from '../../../nodes/shared/schema/contract';
+import { CONTRACT_TYPES, PAYMENT_METHODS } from '../../nodes/shared/schema/contract';
 import { withBaseAmount } from '../records/contract';
 import type { ScimUser, StoredRecord } from '../store';
 import { addDays, dateOnly, SEED_ACTORS, type Seeder } from './common';

@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { StockroomOAuth2Api } from '../../../credentials/StockroomOAuth2Api.credentials';
-import type { CredentialInput } from '../../helpers/credential';
+import { StockroomOAuth2Api } from '../../credentials/StockroomOAuth2Api.credentials';
+import type { CredentialInput } from '../../sandbox/credential';
 import { HarnessError, tail } from './errors';
 import { freePort } from './net';
 import { CREDENTIAL_TYPE, N8N_MAJOR, n8nBin, n8nNode, preloadPath } from './paths';

@@ -1,6 +1,6 @@
-import { assetSchema } from '../../../nodes/shared/schema/asset';
-import { findDefinition } from '../../../nodes/shared/schema/validate';
-import { isPlainObject } from '../../../nodes/shared/schema/values';
+import { assetSchema } from '../../nodes/shared/schema/asset';
+import { findDefinition } from '../../nodes/shared/schema/validate';
+import { isPlainObject } from '../../nodes/shared/schema/values';
 import { Answer, invalid, notFound } from '../problems';
 import type { RecordTable, ScimUser, StoredRecord, UserDirectory } from '../store';
 import {

@@ -1,11 +1,11 @@
-import type { CustomFieldDefinition } from '../../../nodes/shared/schema/asset';
-import type { Fields, ResourceSchema } from '../../../nodes/shared/schema/fields';
+import type { CustomFieldDefinition } from '../../nodes/shared/schema/asset';
+import type { Fields, ResourceSchema } from '../../nodes/shared/schema/fields';
 import {
 	findDefinition,
 	validateRecord,
 	type ValidateOptions,
-} from '../../../nodes/shared/schema/validate';
-import { isPlainObject, toCalendarDate } from '../../../nodes/shared/schema/values';
+} from '../../nodes/shared/schema/validate';
+import { isPlainObject, toCalendarDate } from '../../nodes/shared/schema/values';
 import { Answer, badInput, invalid, issuesToErrors, notFound, problem } from '../problems';
 import type { RecordTable, StoredRecord } from '../store';
 

@@ -11,7 +11,7 @@ export const N8N_VERSION = process.env.N8N_VERSION ?? '2.41.1';
 /** n8n's major version: 1.x and 2.x differ in a few places the tests look at. */
 export const N8N_MAJOR = Number(N8N_VERSION.split('.')[0]);
 
-/** The repository root, found by walking up (the harness runs from test/ and from build/test/). */
+/** The repository root, found by walking up (it runs from scripts/n8n/ and from build/scripts/n8n/). */
 export const repoRoot: string = (() => {
 	for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
 		const manifest = path.join(dir, 'package.json');

@@ -1,4 +1,4 @@
-import { assetSchema } from '../../../nodes/shared/schema/asset';
+import { assetSchema } from '../../nodes/shared/schema/asset';
 import { readJson } from '../body';
 import { notFound } from '../problems';
 import { patchAsset, putAsset } from '../records/asset';

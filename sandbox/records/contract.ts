@@ -1,4 +1,4 @@
-import { contractSchema } from '../../../nodes/shared/schema/contract';
+import { contractSchema } from '../../nodes/shared/schema/contract';
 import { Answer, invalid } from '../problems';
 import type { RecordTable, StoredRecord } from '../store';
 import {
