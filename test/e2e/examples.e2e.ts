@@ -71,7 +71,9 @@ describe('the examples in real n8n, against the demo sandbox', () => {
 		const failure = {
 			externalId: 'INV-1005',
 			error: expect.stringMatching(/^Invalid asset: /),
-			details: expect.stringMatching(/status: .*Lost[\s\S]*purchasedDate: /),
+			details: expect.stringMatching(
+				/Status \(status\): .*Lost[\s\S]*Purchased Date \(purchasedDate\): /,
+			),
 		};
 		const valid = ['INV-1001', 'INV-1002', 'INV-1003', 'INV-1004'];
 		expect(first.outputs.Summary).toEqual([
