@@ -3,7 +3,7 @@ import type { FilterFigures, SandboxFigures } from './inProcess';
 import type { ProfileSummary } from './profile';
 import type { RunResult } from './n8nBench';
 import { count, mb, median, ms, pairRatio, ratio } from './stats';
-import type { MillionFigures } from './million';
+import { HEAP_CAP_MB, type MillionFigures } from './million';
 import type { QueueFigures } from './queue';
 import type { PollFigures } from './trigger';
 
@@ -342,8 +342,9 @@ function millionSection({ million }: Pick<Results, 'million'>): string[] {
 			'The example workflow *a million assets, one page per run* (Get Many, One Item per Page,',
 			'Start From; one sub-workflow run per page of 1,000, whose successful runs are not saved),',
 			'run once from the editor against a sandbox process seeded with',
-			`${count(million.records)} assets. n8n's memory: resident set when the run started and its`,
-			'peak during the run (VmHWM of the n8n process, which had run nothing before).',
+			`${count(million.records)} assets, with n8n's heap capped at ${HEAP_CAP_MB} MB`,
+			'(`--max-old-space-size`): n8n would crash if the run held the records. Its memory: resident',
+			'set when the run started and its peak during the run (VmHWM of the n8n process).',
 		),
 		'',
 		row('What', 'Figure'),

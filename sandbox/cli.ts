@@ -1,3 +1,7 @@
+/**
+ * `npm run sandbox`: the sandbox (a local, faithful implementation of the service) as a process
+ * of its own; README's section "The sandbox" lists its options. `server.ts` starts one in-process.
+ */
 import { parseArgs } from 'node:util';
 import { parseFaults } from './faults';
 import {

@@ -1,3 +1,8 @@
+/**
+ * Running real n8n with this package, as `npm start`, the end-to-end suites and the bench all
+ * do: install (cache), user folder and credentials, the CLI, a server and its REST API, queue mode,
+ * reading executions from n8n's database.
+ */
 export * from './cli';
 export * from './db';
 export * from './errors';
