@@ -67,8 +67,11 @@ export function parseRun(stdout: string): WorkflowRun | undefined {
 		startedAt?: string;
 		stoppedAt?: string;
 	};
+	// n8n 1.85 prints a finished run with the status it had before it ended: a run that has stopped
+	// is over, failed when it carries an error
+	const ended = run.status === 'running' && run.stoppedAt !== undefined;
 	return summarizeRun(run.data, {
-		status: run.status,
+		status: ended ? (run.data.resultData.error ? 'error' : 'success') : run.status,
 		startedAt: run.startedAt,
 		stoppedAt: run.stoppedAt,
 	});
