@@ -10,6 +10,8 @@ export const CREDENTIAL_TYPE = 'stockroomOAuth2Api';
 export const N8N_VERSION = process.env.N8N_VERSION ?? '2.41.1';
 /** n8n's major version: 1.x and 2.x differ in a few places the tests look at. */
 export const N8N_MAJOR = Number(N8N_VERSION.split('.')[0]);
+/** n8n before 1.100 (the 1.85 floor): older REST shapes and texts in a few places. */
+export const N8N_BEFORE_1_100 = N8N_MAJOR < 2 && Number(N8N_VERSION.split('.')[1]) < 100;
 
 /** The repository root, found by walking up (it runs from scripts/n8n/ and from build/scripts/n8n/). */
 export const repoRoot: string = (() => {

@@ -1,5 +1,5 @@
 import { HarnessError } from './errors';
-import { CREDENTIAL_TYPE } from './paths';
+import { CREDENTIAL_TYPE, N8N_BEFORE_1_100 } from './paths';
 
 export interface OwnerLogin {
 	email: string;
@@ -117,7 +117,11 @@ export class N8nRest {
 			`/rest/workflows/${workflowId}/run`,
 			{
 				workflowData: await this.workflow(workflowId),
-				destinationNode: { nodeName, mode: 'inclusive' },
+				// n8n before 1.100 names the destination node by its name alone, and starts a workflow
+				// with several triggers from the one it is told to
+				...(N8N_BEFORE_1_100
+					? { destinationNode: nodeName, triggerToStartFrom: { name: nodeName } }
+					: { destinationNode: { nodeName, mode: 'inclusive' } }),
 			},
 		);
 		return executionId;
