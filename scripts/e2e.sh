@@ -18,9 +18,9 @@ ignore=()
 IFS=. read -r major minor _ <<< "${N8N_VERSION:-2.41.1}"
 if [ "$major" -lt 2 ] && [ "$minor" -lt 100 ]; then
 	echo "n8n ${N8N_VERSION}: the AI-tool suite needs n8n 1.100 or later and is not run" >&2
-	ignore=(--testPathIgnorePatterns agent-tool)
+	ignore=(--testPathIgnorePatterns=agent-tool)
 fi
-npx jest -c jest.e2e.config.js --runInBand --json --outputFile="$results" "${ignore[@]}" "$@"
+npx jest -c jest.e2e.config.js --runInBand --json --outputFile="$results" "$@" "${ignore[@]}"
 status=$?
 node -e '
 	const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));

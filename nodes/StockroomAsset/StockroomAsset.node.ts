@@ -3,6 +3,9 @@ import { getAssetCustomFields, getAssetFilterFields } from '../shared/methods/lo
 import { searchAssets } from '../shared/methods/listSearch';
 import { createRouter } from '../shared/runItems';
 import { operations, properties } from './actions';
+import { requireSupportedN8n } from '../shared/supportedN8n';
+
+requireSupportedN8n();
 
 export class StockroomAsset implements INodeType {
 	description: INodeTypeDescription = {

@@ -21,6 +21,9 @@ import type { RetryPolicy } from '../shared/transport';
 import { latestChange, pollChanges, type ChangeState } from './changes';
 import { changeEvent, EVENT_LABELS, EVENT_OPTIONS, type EventName, type Resource } from './events';
 import { firstDue, pollRenewals, type RenewalState } from './renewals';
+import { requireSupportedN8n } from '../shared/supportedN8n';
+
+requireSupportedN8n();
 
 /** Polls in progress, by workflow and node: n8n may start a poll while the previous one still runs. */
 const pollsInProgress = new Map<string, number>();

@@ -2,6 +2,9 @@ import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from '
 import { searchUsers } from '../shared/methods/listSearch';
 import { createRouter } from '../shared/runItems';
 import { operations, properties } from './actions';
+import { requireSupportedN8n } from '../shared/supportedN8n';
+
+requireSupportedN8n();
 
 export class StockroomUser implements INodeType {
 	description: INodeTypeDescription = {
