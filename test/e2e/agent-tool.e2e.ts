@@ -12,6 +12,7 @@ import {
 	type StoredExecution,
 	type WorkflowJson,
 } from '../../scripts/n8n';
+import { assetMainFields } from './simplified';
 
 /**
  * The nodes as an AI agent's tools (`usableAsTool`): n8n offers a tool variant of each, and runs
@@ -54,32 +55,6 @@ const TOOLS = {
 		},
 	},
 } as const;
-
-/** What Simplify keeps of an asset (README, Asset node), written out here by hand. */
-const ASSET_MAIN_FIELDS = [
-	'id',
-	'externalId',
-	'deviceName',
-	'status',
-	'assetType',
-	'hardwareVendor',
-	'modelName',
-	'serialNumber',
-	'assetTag',
-	'assignedToEmail',
-	'platform',
-	'osVersion',
-	'lastSyncDtm',
-	'locationName',
-	'lastModifiedDtm',
-];
-const mainFields = (record: IDataObject) =>
-	Object.fromEntries(
-		ASSET_MAIN_FIELDS.filter((name) => record[name] !== undefined).map((name) => [
-			name,
-			record[name],
-		]),
-	);
 
 /** Start → Agent, with each tool attached to the agent (an `ai_tool` connection). */
 function agentWorkflow(): WorkflowJson {
@@ -188,7 +163,7 @@ describe('the nodes as an AI agent’s tools in real n8n', () => {
 		expect(run.error).toBeUndefined();
 		expect(run).toMatchObject({ status: 'success', nodeErrors: {} });
 		expect(answer(run)).toEqual(
-			(JSON.parse(JSON.stringify(expected)) as IDataObject[]).map(mainFields),
+			(JSON.parse(JSON.stringify(expected)) as IDataObject[]).map(assetMainFields),
 		);
 		const lists = sandbox.journal().filter((call) => call.path === '/api/assets/v1');
 		expect(lists.map((call) => call.query.filter)).toEqual([filter]);

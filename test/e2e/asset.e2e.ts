@@ -14,6 +14,7 @@ import {
 	type NodeSpec,
 	type WorkflowRun,
 } from '../../scripts/n8n';
+import { assetMainFields } from './simplified';
 
 const AWKWARD = 'Weird "quoted" \\ back\\slash — ünïcødé 😀 x" or status pr or "';
 const AWKWARD_EXTERNAL_ID = 'E2E-AWK-"1"\\ü';
@@ -48,6 +49,7 @@ function operationsWorkflow(credential: CredentialRef, conflict: IDataObject) {
 			// reads first: the later branches change the data
 			[asset('All assets', { operation: 'getAll', returnAll: true })],
 			[asset('First 25', { operation: 'getAll', limit: 25, options: { pageSize: 10 } })],
+			[asset('First 5, simplified', { operation: 'getAll', limit: 5, simplify: true })],
 			[
 				asset('Expression filter', {
 					operation: 'getAll',
@@ -286,6 +288,10 @@ describe('Stockroom Asset in real n8n', () => {
 		// later pages follow the next link as given, so they keep limit=10
 		const pages = calls('GET', '/api/assets/v1').filter((call) => call.query.limit === '10');
 		expect(pages.map((call) => Boolean(call.query.after))).toEqual([false, true, true]);
+	});
+
+	test('Get Many with Simplify: the main fields of each asset', () => {
+		expect(run.outputs['First 5, simplified']).toEqual(seeded.slice(0, 5).map(assetMainFields));
 	});
 
 	test('Get Many, expression filter: checked, sent normalized, the same assets as the data says', () => {

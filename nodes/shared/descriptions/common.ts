@@ -104,7 +104,8 @@ export const optionsProperty = (...own: INodeProperties[]): INodeProperties => (
 
 /**
  * Simplify, as n8n's own nodes offer it: on by default for the AI tool variant (an agent reads
- * every field it is given), off for the node itself (saved workflows keep the whole record).
+ * every field it is given), off for the node itself (saved workflows keep the whole record). n8n
+ * before 1.100 cannot tell the variants apart: there it is off by default for both.
  */
 export function simplifyProperties(schema: ResourceSchema): INodeProperties[] {
 	const kept = (schema.simpleFields ?? []).map((name) => schema.fields[name]?.displayName ?? name);
@@ -124,7 +125,8 @@ export function simplifyProperties(schema: ResourceSchema): INodeProperties[] {
 			type: 'boolean',
 			default: false,
 			description,
-			displayOptions: { show: { '@tool': [false] } },
+			// hide, not show on false: n8n before 1.100 knows no `@tool` and would show neither
+			displayOptions: { hide: { '@tool': [true] } },
 		},
 	];
 }
