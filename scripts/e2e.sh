@@ -12,12 +12,12 @@ bash scripts/n8n-install.sh > /dev/null || exit 1
 
 results="$(mktemp)"
 trap 'rm -f "$results"' EXIT
-# n8n before 1.100 cannot run a tool on its own (the editor's "test tool", which the agent suite
-# drives in place of a language model): that suite needs n8n 1.100 or later
+# n8n before 1.100 cannot run a tool on its own (the editor's "test tool", which agent-tool.e2e.ts
+# drives); the tools are proven there by agent-chat.e2e.ts (n8n's AI Agent, a scripted model)
 ignore=()
 IFS=. read -r major minor _ <<< "${N8N_VERSION:-2.41.1}"
 if [ "$major" -lt 2 ] && [ "$minor" -lt 100 ]; then
-	echo "n8n ${N8N_VERSION}: the AI-tool suite needs n8n 1.100 or later and is not run" >&2
+	echo "n8n ${N8N_VERSION}: the Tool Executor suite (agent-tool) needs n8n 1.100 or later and is not run" >&2
 	ignore=(--testPathIgnorePatterns=agent-tool)
 fi
 npx jest -c jest.e2e.config.js --runInBand --json --outputFile="$results" "$@" "${ignore[@]}"

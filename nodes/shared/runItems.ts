@@ -148,6 +148,21 @@ export async function runItems(
 	return output;
 }
 
+/**
+ * What an agent reads of a failed tool is one text: n8n 1.100+ gives it the message followed by the
+ * description, n8n before 1.100 only the description ("Correct the node's Filter Expression
+ * parameter." alone says nothing of what was wrong). A tool's error says everything in both.
+ */
+function forAgent(error: unknown): unknown {
+	if (!(error instanceof NodeApiError || error instanceof NodeOperationError)) return error;
+	const { message, description } = error;
+	const whole =
+		description && !message.includes(description) ? `${message}. ${description}` : message;
+	error.message = whole;
+	error.description = whole;
+	return error;
+}
+
 /** The node's `execute`: picks the operation module and runs it over the items. */
 export function createRouter(operations: Record<string, Operation>) {
 	return async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -156,6 +171,11 @@ export function createRouter(operations: Record<string, Operation>) {
 		if (!operation) {
 			throw new NodeOperationError(this.getNode(), `The operation "${name}" is not supported`);
 		}
-		return [await runItems.call(this, operation)];
+		if (!this.getNode().type.endsWith('Tool')) return [await runItems.call(this, operation)];
+		try {
+			return [await runItems.call(this, operation)];
+		} catch (error) {
+			throw forAgent(error);
+		}
 	};
 }

@@ -125,11 +125,18 @@ export async function importCredential(
 	}: StockroomCredential,
 ): Promise<string> {
 	const data = { baseUrl, clientId, clientSecret, scopes };
-	const credential = { id, name, type: CREDENTIAL_TYPE, data };
+	await importOtherCredential(home, { id, name, type: CREDENTIAL_TYPE, data });
+	return id;
+}
+
+/** Imports a credential of any type (e.g. n8n's `openAiApi`), its data as the dialog holds it. */
+export async function importOtherCredential(
+	home: N8nEnvironment,
+	credential: { id: string; name: string; type: string; data: Record<string, unknown> },
+): Promise<void> {
 	await withJsonFile(home, [credential], (file) =>
 		n8nCli(home, ['import:credentials', `--input=${file}`]),
 	);
-	return id;
 }
 
 export interface WorkflowJson {

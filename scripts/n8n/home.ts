@@ -6,6 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 import {
 	executeWorkflow,
 	importCredential,
+	importOtherCredential,
 	importWorkflow,
 	importWorkflowFolder,
 	importWorkflows,
@@ -139,6 +140,10 @@ export class N8nHome implements N8nEnvironment {
 
 	importCredential(credential: StockroomCredential) {
 		return importCredential(this, credential);
+	}
+
+	importOtherCredential(credential: Parameters<typeof importOtherCredential>[1]) {
+		return importOtherCredential(this, credential);
 	}
 
 	importWorkflow(workflow: WorkflowJson) {
