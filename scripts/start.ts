@@ -17,6 +17,7 @@ import {
 	EXAMPLE_CREDENTIAL,
 	importMissingExamples,
 	isPortTaken,
+	NODE,
 	RestError,
 	repoRoot,
 	tail,
@@ -172,6 +173,16 @@ async function main(): Promise<void> {
 				}
 				throw error;
 			});
+		// n8n starts without a package it could not load (e.g. an n8n older than the nodes need)
+		const types = (await running.rest.raw('GET', '/types/nodes.json')).body;
+		if (
+			!Array.isArray(types) ||
+			!types.some((type: { name?: string }) => type.name === NODE.asset)
+		) {
+			throw new Error(
+				`n8n started without the Stockroom nodes. Its log:\n${tail(running.output())}`,
+			);
+		}
 		const examples = imported.length > 0 ? `imported ${imported.join(', ')}` : 'none new';
 		console.log(
 			[
