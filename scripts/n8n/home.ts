@@ -50,7 +50,7 @@ function n8nEnv(userFolder: string, extra: Record<string, string>): NodeJS.Proce
 		// nothing outside this machine is reachable; the editor would wait for template lists
 		N8N_TEMPLATES_ENABLED: 'false',
 		// `execute` prints its result through the logger: below info it disappears
-		N8N_LOG_LEVEL: 'info',
+		N8N_LOG_LEVEL: process.env.STOCKROOM_N8N_LOG_LEVEL === 'debug' ? 'debug' : 'info',
 		// plain http on 127.0.0.1
 		N8N_SECURE_COOKIE: 'false',
 		NODE_COMPILE_CACHE: path.join(cacheDir, 'node-compile-cache'),

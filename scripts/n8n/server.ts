@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
+import path from 'node:path';
 
 import { n8nCommand, type N8nEnvironment } from './cli';
 import { HarnessError, tail } from './errors';
@@ -55,7 +56,12 @@ export async function startN8n(
 	const [command, args] = n8nCommand(['start']);
 	// own process group: Ctrl-C reaches only our controller, which shuts n8n down in order
 	const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-	const log = options.logFile ? createWriteStream(options.logFile) : undefined;
+	// STOCKROOM_N8N_LOG_DIR keeps every n8n's output, for looking into a failed run
+	const keptLog = process.env.STOCKROOM_N8N_LOG_DIR
+		? path.join(process.env.STOCKROOM_N8N_LOG_DIR, `n8n-${port}-${Date.now()}.log`)
+		: undefined;
+	const logFile = options.logFile ?? keptLog;
+	const log = logFile ? createWriteStream(logFile) : undefined;
 	let output = '';
 	let ready = false;
 	let onReady: () => void = () => undefined;
