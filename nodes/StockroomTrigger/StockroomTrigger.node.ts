@@ -20,13 +20,14 @@ import { contractSchema } from '../shared/schema/contract';
 import type { RetryPolicy } from '../shared/transport';
 import { latestChange, pollChanges, type ChangeState } from './changes';
 import { changeEvent, EVENT_LABELS, EVENT_OPTIONS, type EventName, type Resource } from './events';
+import { PollTurns } from './pollTurns';
 import { firstDue, pollRenewals, type RenewalState } from './renewals';
 import { requireSupportedN8n } from '../shared/supportedN8n';
 
 requireSupportedN8n();
 
-/** Polls in progress, by workflow and node: n8n may start a poll while the previous one still runs. */
-const pollsInProgress = new Map<string, number>();
+/** Which polls may run, by workflow and node (see pollTurns.ts). */
+const pollTurns = new PollTurns();
 
 /** "Fetch Test Event" shows a real record, or says plainly why there is none. */
 async function sampleOrExplain(
@@ -164,14 +165,15 @@ export class StockroomTrigger implements INodeType {
 		// n8n 2.x gives each poll a time budget (1.x has none); stop reading well before it runs out
 		const budget = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : 5 * 60_000;
 		const key = `${this.getWorkflow().id ?? ''}:${this.getNode().id ?? this.getNode().name}`;
-		const busyUntil = pollsInProgress.get(key);
-		// an overlapping poll would read the same window from the same state and emit it twice
-		if (busyUntil !== undefined && busyUntil > Date.now()) return null;
-		pollsInProgress.set(key, Date.now() + budget);
+		const staticData = this.getWorkflowStaticData('node');
+		if (!pollTurns.begin(key, staticData, budget)) return null;
+		let succeeded = false;
 		try {
-			return await scheduledPoll(this, budget);
+			const result = await scheduledPoll(this, staticData, budget);
+			succeeded = true;
+			return result;
 		} finally {
-			pollsInProgress.delete(key);
+			pollTurns.finish(key, staticData, succeeded);
 		}
 	}
 }
@@ -261,10 +263,10 @@ async function sample(context: IPollFunctions): Promise<INodeExecutionData[][]> 
 /** A scheduled poll: reads from the stored state, stores the new state, emits what is new. */
 async function scheduledPoll(
 	context: IPollFunctions,
+	staticData: IDataObject,
 	budget: number,
 ): Promise<INodeExecutionData[][] | null> {
 	const poll = await readSettings(context, budget);
-	const staticData = context.getWorkflowStaticData('node');
 	if (poll.kind === 'renewals') {
 		const previous = staticData.renewals as RenewalState | undefined;
 		const { state, emit } = await pollRenewals(

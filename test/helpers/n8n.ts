@@ -387,6 +387,7 @@ function workflowWith(
 	options: NodeOptions,
 	store: CredentialStore | undefined,
 	staticData: IDataObject = {},
+	workflowId = 'workflow-under-test',
 ): { workflow: Workflow; node: INode } {
 	const { version } = nodeType.description;
 	const definition: INode = {
@@ -399,7 +400,7 @@ function workflowWith(
 		...(store && { credentials: { [CREDENTIAL_TYPE]: store.details } }),
 	};
 	const workflow = new Workflow({
-		id: 'workflow-under-test',
+		id: workflowId,
 		name: 'Test',
 		nodes: [definition],
 		connections: {},
@@ -455,6 +456,11 @@ export interface PollOptions extends NodeOptions {
 	mode?: 'trigger' | 'manual';
 	/** What `getPollBudgetMs()` answers (n8n-core's default is five minutes). */
 	budgetMs?: number;
+	/**
+	 * The workflow's id. A trigger keeps per-process marks by workflow and node: polling as another
+	 * workflow is how a test stands for a restarted n8n.
+	 */
+	workflowId?: string;
 }
 
 /** Runs one poll of a polling trigger through n8n-core's PollContext. */
@@ -463,7 +469,13 @@ export async function runPoll(
 	options: PollOptions,
 ): Promise<INodeExecutionData[][] | null> {
 	const store = storeOf(options);
-	const { workflow, node } = workflowWith(nodeType, options, store, options.staticData);
+	const { workflow, node } = workflowWith(
+		nodeType,
+		options,
+		store,
+		options.staticData,
+		options.workflowId,
+	);
 	const mode = options.mode ?? 'trigger';
 	const context = new PollContext(
 		workflow,

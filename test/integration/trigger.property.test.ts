@@ -10,9 +10,10 @@ import { runPoll, sandboxCredential, type CredentialStore } from '../helpers/n8n
  * Model-based test of the change events. Random histories mix what real data does (syncs, late,
  * backdated and far-future values, edits that are not syncs, cleared values, bulk writes sharing
  * one timestamp, records entering and leaving the filter, creates, deletes) with polls (one page
- * or everything per poll, service faults on the first or a later page) and n8n restarts (the state
+ * or everything per poll, service faults on the first or a later page), n8n restarts (the state
  * goes back to what n8n last saved: at activation and when a poll emits, or after every poll with
- * durable cursors). A reference model, written from the events' definitions and not from the
+ * durable cursors) and late polls (n8n's durable scheduler hands a poll the state stored before the
+ * previous poll, whose own state is stored after it: the later write wins). A reference model, written from the events' definitions and not from the
  * trigger's code, says which emissions are required and which are allowed:
  *
  * - Asset Synced / Contract Agreement Dated: a change is a version of a record (one write, known
@@ -64,7 +65,8 @@ type Step =
 			faultKind: FaultKind;
 			faultAfter: number;
 	  }
-	| { kind: 'restart' };
+	| { kind: 'restart' }
+	| { kind: 'late poll' };
 
 const setup: fc.Arbitrary<Setup> = fc
 	.record({
@@ -133,7 +135,24 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 		}),
 	},
 	{ weight: 1, arbitrary: fc.constant({ kind: 'restart' as const }) },
+	{ weight: 2, arbitrary: fc.constant({ kind: 'late poll' as const }) },
 );
+
+/**
+ * A poll n8n starts late: handed the state stored before the previous poll, it must emit nothing
+ * that poll emitted. Whatever it changed is stored after the previous poll's state (the later
+ * write wins). Returns what it emitted and the state n8n then keeps.
+ */
+async function latePoll(
+	poll: (handed: IDataObject) => Promise<IDataObject[]>,
+	beforePrevious: IDataObject,
+	current: IDataObject,
+): Promise<{ emitted: IDataObject[]; state: IDataObject }> {
+	const handed = stored(beforePrevious);
+	const emitted = await poll(handed);
+	const changed = JSON.stringify(handed) !== JSON.stringify(beforePrevious);
+	return { emitted, state: changed ? handed : current };
+}
 
 /** One write of a record, as the service stored it. */
 interface Version {
@@ -346,6 +365,9 @@ class Model {
 	}
 }
 
+/** Histories run so far: each is a workflow of its own. */
+let histories = 0;
+
 describe('trigger property: every change is emitted exactly once', () => {
 	let sandbox: Sandbox;
 	let credential: CredentialStore;
@@ -356,6 +378,7 @@ describe('trigger property: every change is emitted exactly once', () => {
 	afterAll(() => sandbox.close());
 
 	async function run(config: Setup, steps: Step[]): Promise<void> {
+		histories++;
 		sandbox.reset();
 		let now = Date.parse('2026-11-24T09:00:00.000Z');
 		sandbox.setClock(() => new Date(now));
@@ -377,6 +400,10 @@ describe('trigger property: every change is emitted exactly once', () => {
 		};
 		let staticData: IDataObject = {};
 		let saved: IDataObject = {};
+		/** The state the previous successful poll of this n8n process was handed. */
+		let beforePrevious: IDataObject | undefined;
+		/** n8n processes so far: a restart is a new one, with none of the trigger's marks. */
+		let restarts = 0;
 		let maxRecords = table.size + steps.filter((entry) => entry.kind === 'create').length;
 		/** A walk is at most this many pages, and each successful poll reads at least one. */
 		const walkPolls = () => Math.ceil(maxRecords / config.pageSize) + 1;
@@ -415,13 +442,18 @@ describe('trigger property: every change is emitted exactly once', () => {
 			}
 		};
 
-		const poll = async (budget: 'page' | 'all') => {
-			const result = await runPoll(trigger, {
+		const pollWith = (state: IDataObject, budget: 'page' | 'all') =>
+			runPoll(trigger, {
 				parameters: parameters as never,
 				credential,
-				staticData,
+				staticData: state,
 				budgetMs: budget === 'page' ? 0 : 60_000,
+				workflowId: `history-${histories}-process-${restarts}`,
 			});
+		const poll = async (budget: 'page' | 'all') => {
+			const handed = stored(staticData);
+			const result = await pollWith(staticData, budget);
+			beforePrevious = handed;
 			if (model.activatedAt === undefined) model.activatedAt = Math.floor(now / 1000) * 1000 - 1000;
 			const state = staticData.changes as { walk?: { baseline?: boolean } } | undefined;
 			const baselineWalk =
@@ -473,8 +505,26 @@ describe('trigger property: every change is emitted exactly once', () => {
 					break;
 				case 'restart':
 					staticData = stored(saved);
+					restarts++;
+					beforePrevious = undefined;
 					model.restarted();
+					// n8n saved the state while the first walk still read: it reads those pages again
+					if ((staticData.changes as { walk?: { baseline?: boolean } } | undefined)?.walk?.baseline)
+						model.baselineDoneAt = undefined;
 					break;
+				case 'late poll': {
+					// n8n's first state (no poll stored yet) is taken as it is: see pollTurns.ts
+					if (!beforePrevious?.mark) break;
+					const late = await latePoll(
+						async (handed) => ((await pollWith(handed, 'all')) ?? [[]])[0].map((item) => item.json),
+						beforePrevious,
+						staticData,
+					);
+					for (const record of late.emitted) model.accept(record);
+					staticData = late.state;
+					if (config.durable) saved = stored(staticData);
+					break;
+				}
 				case 'poll':
 					if (action.fault === 'first') sandbox.failNext(1, action.faultKind);
 					if (action.fault === 'later') sandbox.failNext(1, action.faultKind, action.faultAfter);
@@ -501,7 +551,7 @@ describe('trigger property: every change is emitted exactly once', () => {
 		model.checkRequired(1, table.all());
 	}
 
-	test('random histories of real data, faults, budget cuts and restarts', async () => {
+	test('random histories of real data, faults, budget cuts, restarts and late polls', async () => {
 		await fc.assert(fc.asyncProperty(setup, fc.array(step, { minLength: 1, maxLength: 45 }), run), {
 			...replay(),
 			numRuns: Number(process.env.TRIGGER_RUNS ?? 250),
@@ -536,7 +586,8 @@ describe('trigger property: every renewal notice is sent once', () => {
 				vendorA: boolean;
 		  }
 		| { kind: 'poll'; budget: 'page' | 'all'; fault: boolean; faultAfter: number }
-		| { kind: 'restart' };
+		| { kind: 'restart' }
+		| { kind: 'late poll' };
 	const renewalStep: fc.Arbitrary<RenewalStep> = fc.oneof(
 		{
 			weight: 5,
@@ -558,9 +609,10 @@ describe('trigger property: every renewal notice is sent once', () => {
 			}),
 		},
 		{ weight: 1, arbitrary: fc.constant({ kind: 'restart' as const }) },
+		{ weight: 1, arbitrary: fc.constant({ kind: 'late poll' as const }) },
 	);
 
-	test('random renewal dates, notice periods, filters, budget cuts, faults and restarts', async () => {
+	test('random renewal dates, notice periods, filters, budget cuts, faults, restarts and late polls', async () => {
 		const today = new Date().toISOString().slice(0, 10);
 		const day = (offset: number) => iso(Date.parse(today) + offset * DAY).slice(0, 10);
 		await fc.assert(
@@ -568,6 +620,7 @@ describe('trigger property: every renewal notice is sent once', () => {
 				fc.record({ filtered: fc.boolean(), pageSize: fc.integer({ min: 2, max: 6 }) }),
 				fc.array(renewalStep, { minLength: 1, maxLength: 40 }),
 				async ({ filtered, pageSize }, steps) => {
+					histories++;
 					sandbox.reset();
 					const contracts = sandbox.store.contracts;
 					// start from nothing due: every renewal is past
@@ -602,6 +655,8 @@ describe('trigger property: every renewal notice is sent once', () => {
 					const ambiguous = new Set<string>();
 					let staticData: IDataObject = {};
 					let saved: IDataObject = {};
+					let beforePrevious: IDataObject | undefined;
+					let restarts = 0;
 					const walkPolls = Math.ceil(contracts.size / pageSize) + 1;
 					const observe = () => {
 						for (const contract of contracts.all()) {
@@ -612,13 +667,28 @@ describe('trigger property: every renewal notice is sent once', () => {
 					};
 					observe();
 
-					const poll = async (budget: 'page' | 'all') => {
-						const result = await runPoll(trigger, {
+					const pollWith = (state: IDataObject, budget: 'page' | 'all') =>
+						runPoll(trigger, {
 							parameters: parameters as never,
 							credential,
-							staticData,
+							staticData: state,
 							budgetMs: budget === 'page' ? 0 : 60_000,
+							workflowId: `history-${histories}-process-${restarts}`,
 						});
+					const remind = (id: string, renewal: string) => {
+						const entry = stable.get(id);
+						if (told.get(id) === renewal && !ambiguous.has(id))
+							throw new Error(`reminded ${id} of ${renewal} twice`);
+						if (entry?.due !== renewal)
+							throw new Error(`reminded ${id} of ${renewal}, which is not due`);
+						told.set(id, renewal);
+						ambiguous.delete(id);
+						emitted.push([id, renewal]);
+					};
+					const poll = async (budget: 'page' | 'all') => {
+						const handed = stored(staticData);
+						const result = await pollWith(staticData, budget);
+						beforePrevious = handed;
 						if (!activated) {
 							activated = true;
 							// due at activation: existing, reminded of without an item
@@ -627,18 +697,8 @@ describe('trigger property: every renewal notice is sent once', () => {
 								if (due) told.set(contract.id, due);
 							}
 						}
-						for (const item of result?.[0] ?? []) {
-							const id = String(item.json.id);
-							const renewal = String(item.json.renewalDate).slice(0, 10);
-							const entry = stable.get(id);
-							if (told.get(id) === renewal && !ambiguous.has(id))
-								throw new Error(`reminded ${id} of ${renewal} twice`);
-							if (entry?.due !== renewal)
-								throw new Error(`reminded ${id} of ${renewal}, which is not due`);
-							told.set(id, renewal);
-							ambiguous.delete(id);
-							emitted.push([id, renewal]);
-						}
+						for (const item of result?.[0] ?? [])
+							remind(String(item.json.id), String(item.json.renewalDate).slice(0, 10));
 						const state = staticData.renewals as { firstWalk?: boolean } | undefined;
 						if (!firstWalkDone && state && !state.firstWalk) firstWalkDone = true;
 						if (result !== null || Object.keys(saved).length === 0) saved = stored(staticData);
@@ -670,7 +730,20 @@ describe('trigger property: every renewal notice is sent once', () => {
 						}
 						if (action.kind === 'restart') {
 							staticData = stored(saved);
+							restarts++;
+							beforePrevious = undefined;
 							for (const entry of stable.values()) entry.polls = 0;
+						}
+						if (action.kind === 'late poll' && beforePrevious?.mark) {
+							const late = await latePoll(
+								async (handed) =>
+									((await pollWith(handed, 'all')) ?? [[]])[0].map((item) => item.json),
+								beforePrevious,
+								staticData,
+							);
+							for (const record of late.emitted)
+								remind(String(record.id), String(record.renewalDate).slice(0, 10));
+							staticData = late.state;
 						}
 						if (action.kind === 'poll') {
 							if (action.fault) sandbox.failNext(1, '503', action.faultAfter);

@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 import { StockroomTrigger } from '../../nodes/StockroomTrigger/StockroomTrigger.node';
+import { SETTLE_MS } from '../../nodes/StockroomTrigger/pollTurns';
 import { addDays } from '../../nodes/StockroomTrigger/renewals';
 import { createSandbox, type Sandbox } from '../../sandbox/server';
 import { runPoll, sandboxCredential, type CredentialStore } from '../helpers/n8n';
@@ -14,13 +15,21 @@ describe('Stockroom Trigger against the sandbox', () => {
 	let sandbox: Sandbox;
 	let credential: CredentialStore;
 	let staticData: IDataObject;
+	let workflowId: string;
 	/** The service's clock; this machine's clock is left alone. */
 	let now: number;
 	const assetSynced = { resource: 'assets', event: 'assetSynced' };
 	const poll = (
 		parameters: IDataObject = assetSynced,
-		extra: { mode?: 'manual'; budgetMs?: number } = {},
-	) => runPoll(trigger, { parameters: parameters as never, credential, staticData, ...extra });
+		extra: { mode?: 'manual'; budgetMs?: number; workflowId?: string } = {},
+	) =>
+		runPoll(trigger, {
+			parameters: parameters as never,
+			credential,
+			staticData,
+			workflowId,
+			...extra,
+		});
 	const emitted = (result: Awaited<ReturnType<typeof poll>>) =>
 		result ? result[0].map((item) => item.json) : [];
 	const emittedIds = (result: Awaited<ReturnType<typeof poll>>) =>
@@ -52,6 +61,8 @@ describe('Stockroom Trigger against the sandbox', () => {
 	});
 	afterAll(() => sandbox.close());
 	beforeEach(() => {
+		// each test is a workflow of its own: its trigger starts afresh
+		workflowId = expect.getState().currentTestName ?? 'workflow';
 		sandbox.reset();
 		sandbox.resetStats();
 		staticData = {};
@@ -313,10 +324,53 @@ describe('Stockroom Trigger against the sandbox', () => {
 		}
 		expect(changes().since).not.toEqual((saved.changes as IDataObject).since);
 		const { id: late } = await patchAsset(10, { lastSyncDtm: iso(now) });
+		// n8n restarted: a new process, given what n8n saved
 		staticData = saved;
 		now += MINUTE;
-		expect(emittedIds(await poll())).toEqual([late]);
-		expect(await poll()).toBeNull();
+		const restarted = { workflowId: 'workflow-after-restart' };
+		expect(emittedIds(await poll(assetSynced, restarted))).toEqual([late]);
+		expect(await poll(assetSynced, restarted)).toBeNull();
+	});
+
+	describe('n8n with durable poller cursors: a poll is handed the state stored when its task began', () => {
+		/** What n8n stores and hands back: the state as JSON. */
+		const stored = (): IDataObject => JSON.parse(JSON.stringify(staticData)) as IDataObject;
+
+		test('a poll handed the state from before the previous poll emits nothing and stores nothing; the next, handed the newer state, goes on', async () => {
+			await poll();
+			const { id } = await patchAsset(11, { lastSyncDtm: iso(now) });
+			// the next task begins (and reads the state) while this poll runs
+			const atTaskStart = stored();
+			expect(emittedIds(await poll())).toEqual([id]);
+			const committed = stored();
+
+			staticData = atTaskStart;
+			expect(await poll()).toBeNull();
+			expect(staticData).toEqual(atTaskStart);
+			expect(sandbox.journal().filter((call) => call.path === '/api/assets/v1')).toHaveLength(2);
+
+			staticData = committed;
+			const { id: next } = await patchAsset(12, { lastSyncDtm: iso(now) });
+			expect(emittedIds(await poll())).toEqual([next]);
+		});
+
+		test('when the newer state is never stored (its task lost its lease), a poll a minute later reads again from the older one and emits what was lost', async () => {
+			await poll();
+			const { id } = await patchAsset(13, { lastSyncDtm: iso(now) });
+			const atTaskStart = stored();
+			// n8n drops this poll's execution and its state with it
+			expect(emittedIds(await poll())).toEqual([id]);
+
+			staticData = atTaskStart;
+			expect(await poll()).toBeNull();
+			const minuteLater = Date.now() + SETTLE_MS;
+			jest.spyOn(Date, 'now').mockImplementation(() => minuteLater);
+			try {
+				expect(emittedIds(await poll())).toEqual([id]);
+			} finally {
+				jest.restoreAllMocks();
+			}
+		});
 	});
 
 	test('Renewal Notice Due: once per contract and renewal date, again when the date changes', async () => {
