@@ -11,5 +11,6 @@ module.exports = {
 		'**/asset.e2e.ts',
 		'**/contract-user.e2e.ts',
 		'**/trigger.e2e.ts',
+		'**/durable-polls.queue.ts',
 	],
 };
