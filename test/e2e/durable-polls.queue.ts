@@ -88,6 +88,12 @@ describe('Stockroom Trigger under the durable scheduler, polled eight times at e
 		}
 		await delay(15_000);
 
+		// stop between two instants: n8n 2.41.1 can crash when it exits while polls build their
+		// expression isolates (real-n8n.md)
+		await delay(10_000 - ((Date.now() + 5000) % 10_000));
+		await server.stop();
+		server = undefined;
+
 		const emitted = home
 			.readExecutions({ workflowId })
 			.flatMap((execution) => execution.outputs['Assets synced'] ?? [])
