@@ -24,9 +24,12 @@ Runs a local Stockroom service: token endpoint, assets, contracts, SCIM users.
   --seed <n>              makes the data and the faults repeatable (default 1)
   --token-ttl <seconds>   lifetime of access tokens (default 3600)
   --faults <spec>         comma-separated kind:rate, kinds 429 500 502 503 504 reset cut
-                          slow hang (reset: dropped before answering; cut: carried out,
-                          answer dropped half-way; hang: no answer at all), e.g.
-                          429:0.1,503:0.05,reset:0.02,slow:0.1 (API calls only)
+                          slow hang maintenance shape truncated (reset: dropped before
+                          answering; cut: carried out, answer dropped half-way; hang: no
+                          answer at all; maintenance: a gateway's HTML page, status 200;
+                          shape: JSON of another shape, 200; truncated: carried out, its
+                          JSON cut short but sent whole), e.g.
+                          429:0.1,503:0.05,reset:0.02,maintenance:0.01 (API calls only)
   --data <file>           keep state in this file (loaded at start if it exists, then
                           the seeding flags are ignored)
   --latency <ms>          wait this long before every answer, as a remote service would

@@ -5,6 +5,11 @@ import { Random } from './random';
  * `reset` drops the connection before answering; `cut` answers (the call takes effect) but drops
  * the connection half-way through the body (before any answer when there is no body); `slow`
  * answers after a pause; `hang` never answers, until the client gives up.
+ *
+ * Answers that are not the service's, as a gateway or proxy in front of it gives them, all with
+ * status 200: `maintenance` (an HTML maintenance page; the call never reached the service),
+ * `shape` (JSON of another shape; never reached it either) and `truncated` (the call takes
+ * effect, and its JSON answer arrives whole as HTTP goes but cut short as JSON).
  */
 export const FAULT_KINDS = [
 	'429',
@@ -16,6 +21,9 @@ export const FAULT_KINDS = [
 	'cut',
 	'slow',
 	'hang',
+	'maintenance',
+	'shape',
+	'truncated',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -93,8 +101,20 @@ export class FaultInjector {
 	}
 }
 
-/** The answer to a call that fails with a status fault. */
-export function faultReply(kind: Exclude<FaultKind, 'reset' | 'cut' | 'slow' | 'hang'>): Reply {
+/** Faults that change how an answer travels rather than what it is. */
+export type TransportFault = 'reset' | 'cut' | 'slow' | 'hang' | 'truncated';
+
+export const MAINTENANCE_PAGE =
+	'<!DOCTYPE html>\n<html><head><title>Down for maintenance</title></head>' +
+	'<body><h1>We will be back soon</h1><p>Scheduled maintenance is in progress.</p></body></html>\n';
+
+/** The answer to a call that fails with a status fault or a gateway's answer. */
+export function faultReply(kind: Exclude<FaultKind, TransportFault>): Reply {
+	if (kind === 'maintenance') {
+		return { status: 200, rawBody: MAINTENANCE_PAGE, contentType: 'text/html; charset=utf-8' };
+	}
+	// JSON, status 200, and nothing the service would send
+	if (kind === 'shape') return { status: 200, body: { status: 'ok', message: 'Service is up' } };
 	if (kind !== '429') return serverFault(Number(kind));
 	const detail = 'Rate limit exceeded; retry after 1 second.';
 	return problem(429, { detail }, { 'Retry-After': '1' });

@@ -118,9 +118,11 @@ export function nextUrl(req: IncomingMessage, url: URL, lastId: string): string 
 	const proto =
 		(Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0].trim() || 'http';
 	const host = req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`;
+	// behind a gateway that serves the service under a path (https://gw.example.com/stockroom)
+	const prefix = String(req.headers['x-forwarded-prefix'] ?? '').replace(/\/+$/, '');
 	const query = new URLSearchParams(url.search);
 	query.set('after', encodeCursor(lastId));
-	return `${proto}://${host}${url.pathname}?${query}`;
+	return `${proto}://${host}${prefix}${url.pathname}?${query}`;
 }
 
 /** `{results, next}` with the `Link` header; no `next` on the last page. */

@@ -4,7 +4,10 @@ import type { FieldIssue } from '../nodes/shared/schema/validate';
 /** What a handler answers; `server.ts` writes it out. */
 export interface Reply {
 	status: number;
+	/** Sent as JSON. */
 	body?: unknown;
+	/** Sent as it is (a gateway's page); `contentType` says what it is. */
+	rawBody?: string;
 	headers?: Record<string, string>;
 	contentType?: string;
 }

@@ -145,6 +145,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 	let inFlight = 0;
 	/** Requests whose answer is cut half-way through its body (the `cut` fault). */
 	const cutShort = new WeakSet<IncomingMessage>();
+	/** Requests whose JSON answer is sent whole but cut short as JSON (the `truncated` fault). */
+	const truncated = new WeakSet<IncomingMessage>();
 	let journal: JournalEntry[] = [];
 	const JOURNAL_SIZE = 1000;
 	const pendingDelays = new Set<NodeJS.Timeout>();
@@ -163,8 +165,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		if (entry) entry.status = reply.status;
 		const headers: Record<string, string | number> = { ...reply.headers };
 		let body: Buffer | undefined;
-		if (reply.body !== undefined) {
-			const encoded = await network.encode(req, Buffer.from(JSON.stringify(reply.body)));
+		let text = reply.rawBody ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body));
+		if (text !== undefined && truncated.has(req)) text = text.slice(0, Math.ceil(text.length / 2));
+		if (text !== undefined) {
+			const encoded = await network.encode(req, Buffer.from(text));
 			body = encoded.body;
 			Object.assign(headers, encoded.headers);
 			headers['Content-Type'] = reply.contentType ?? JSON_TYPE;
@@ -222,6 +226,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 				return undefined;
 			}
 			if (fault === 'cut') cutShort.add(req);
+			else if (fault === 'truncated') truncated.add(req);
 			else if (fault === 'slow') await delay(faults.slowDelay());
 			else if (fault) return faultReply(fault);
 		}

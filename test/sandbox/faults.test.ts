@@ -86,6 +86,49 @@ describe('faults', () => {
 		expect(h.sandbox.store.assets.findByExternalId(externalId)).toBeDefined();
 	});
 
+	test('maintenance answers 200 with an HTML page, and the call never reaches the service', async () => {
+		const before = h.sandbox.store.assets.size;
+		h.sandbox.failNext(1, 'maintenance');
+		const response = await fetch(`${h.sandbox.url}/api/assets/v1`, {
+			method: 'PUT',
+			headers: { Authorization: `Bearer ${h.sandbox.token()}`, 'Content-Type': 'application/json' },
+			body: JSON.stringify({
+				externalId: 'm',
+				deviceName: 'm',
+				status: 'New',
+				hardwareVendor: 'x',
+			}),
+		});
+		expect(response.status).toBe(200);
+		expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+		expect(await response.text()).toMatch(/^<!DOCTYPE html>[\s\S]*Down for maintenance/);
+		expect(h.sandbox.store.assets.size).toBe(before);
+	});
+
+	test("shape answers 200 with JSON that is not the service's", async () => {
+		h.sandbox.failNext(1, 'shape');
+		const response = await h.api.get('/api/assets/v1');
+		expect(response.status).toBe(200);
+		expect(response.headers['content-type']).toMatch(/^application\/json/);
+		expect(response.data).toEqual({ status: 'ok', message: 'Service is up' });
+	});
+
+	test('truncated carries the call out and sends half its JSON as a whole answer', async () => {
+		h.sandbox.failNext(1, 'truncated');
+		const externalId = `truncated-write-${Date.now()}`;
+		const response = await fetch(`${h.sandbox.url}/api/assets/v1`, {
+			method: 'PUT',
+			headers: { Authorization: `Bearer ${h.sandbox.token()}`, 'Content-Type': 'application/json' },
+			body: JSON.stringify({ externalId, deviceName: 't', status: 'New', hardwareVendor: 'x' }),
+		});
+		expect(response.status).toBe(200);
+		const text = await response.text();
+		expect(Number(response.headers.get('content-length'))).toBe(Buffer.byteLength(text));
+		expect(text.startsWith('{"id":"')).toBe(true);
+		expect(() => JSON.parse(text)).toThrow();
+		expect(h.sandbox.store.assets.findByExternalId(externalId)).toBeDefined();
+	});
+
 	test('a forced fault can wait for a number of calls to pass first', async () => {
 		h.sandbox.failNext(1, '503', 2);
 		expect((await h.api.get('/api/assets/v1?limit=1')).status).toBe(200);
@@ -182,7 +225,11 @@ describe('faults', () => {
 	});
 
 	test('parseFaults reads every kind', () => {
-		expect(parseFaults('429:0.1,500:0.01,502:0.01,503:0.05,504:0.01,reset:0.02,slow:0.1')).toEqual([
+		expect(
+			parseFaults(
+				'429:0.1,500:0.01,502:0.01,503:0.05,504:0.01,reset:0.02,slow:0.1,maintenance:0.01,shape:0.01,truncated:0.01',
+			),
+		).toEqual([
 			['429', 0.1],
 			['500', 0.01],
 			['502', 0.01],
@@ -190,6 +237,9 @@ describe('faults', () => {
 			['504', 0.01],
 			['reset', 0.02],
 			['slow', 0.1],
+			['maintenance', 0.01],
+			['shape', 0.01],
+			['truncated', 0.01],
 		]);
 	});
 });

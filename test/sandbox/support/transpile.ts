@@ -1,4 +1,11 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+	existsSync,
+	mkdirSync,
+	readdirSync,
+	readFileSync,
+	symlinkSync,
+	writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 
@@ -27,5 +34,8 @@ export function transpileSandbox(outDir: string): string {
 			writeFileSync(target, outputText);
 		}
 	}
+	// the shared code's runtime imports (luxon) resolve from the repository's packages
+	const modules = join(outDir, 'node_modules');
+	if (!existsSync(modules)) symlinkSync(join(ROOT, 'node_modules'), modules);
 	return join(outDir, 'sandbox', 'cli.js');
 }
