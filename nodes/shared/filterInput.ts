@@ -67,19 +67,37 @@ async function toConditions(
 		}
 		let value: unknown = row[valueParameterName(attribute)];
 		if (attribute?.field.type === 'date') value = toServiceDate(value, options.timezone);
-		if (attribute?.field.type === 'dateTime') value = toServiceDateTime(value, options.timezone);
+		if (attribute?.field.type === 'dateTime') value = dayOrInstant(value, options.timezone);
 		if (!attribute && field.startsWith(CUSTOM_FIELD_PREFIX) && options.customFieldTypes) {
 			value = await customValue(field.slice(CUSTOM_FIELD_PREFIX.length), value, options);
 		}
-		const negate = operator === 'notCo';
+		// "is not equal to" and "does not contain" both hold for records with no value (the
+		// service's own `ne` never matches those): not (x eq v), not (x co v)
+		const negate = operator === 'notCo' || operator === 'ne';
 		conditions.push({
 			field,
-			operator: (negate ? 'co' : operator) as FilterCondition['operator'],
+			operator: (operator === 'notCo'
+				? 'co'
+				: operator === 'ne'
+					? 'eq'
+					: operator) as FilterCondition['operator'],
 			value,
 			negate,
+			timezone: options.timezone,
 		});
 	}
 	return conditions;
+}
+
+/**
+ * A date-time field's value: a day (a date alone, or midnight with no time zone, which is what
+ * n8n's date picker gives for a day) stays a date, which the filter builder reads as the whole day
+ * in the workflow's time zone; anything else is the instant it names, in UTC.
+ */
+function dayOrInstant(value: unknown, timezone: string): unknown {
+	if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}(T00:00(:00(\.0+)?)?)?$/.test(value.trim()))
+		return value.trim().slice(0, 10);
+	return toServiceDateTime(value, timezone);
 }
 
 /** A custom field's value typed by the field's definition (numbers compare as numbers). */

@@ -6,12 +6,15 @@ import type { Field } from '../schema/fields';
 /** Operator groups offered by the builder: the kinds of attribute, and custom fields (untyped). */
 export type OperatorGroup = AttributeKind | 'custom';
 
-export const option = (name: string, value: string): INodePropertyOptions => ({ name, value });
-const EQUALITY = [option('Is Equal To', 'eq'), option('Is Not Equal To', 'ne')];
+export const option = (name: string, value: string, description?: string): INodePropertyOptions =>
+	description === undefined ? { name, value } : { name, value, description };
+/** Said on both negative operators: they agree on records with no value. */
+const ALSO_EMPTY = 'Also matches records with no value (add Is Not Empty to leave them out)';
+const EQUALITY = [option('Is Equal To', 'eq'), option('Is Not Equal To', 'ne', ALSO_EMPTY)];
 const EMPTINESS = [option('Is Empty', 'empty'), option('Is Not Empty', 'notEmpty')];
 const TEXT = [
 	option('Contains', 'co'),
-	option('Does Not Contain', 'notCo'),
+	option('Does Not Contain', 'notCo', ALSO_EMPTY),
 	option('Ends With', 'ew'),
 	option('Starts With', 'sw'),
 ];

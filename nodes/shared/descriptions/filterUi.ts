@@ -92,7 +92,7 @@ function conditionValues(
 				name: 'dateValue',
 				type: 'dateTime',
 				default: '',
-				hint: "Dates without a time zone are read in the workflow's time zone",
+				hint: "A day (a date alone, or a day picked without a time) is the whole day in the workflow's time zone, for every operator; a time without a time zone is read in it too",
 				displayOptions: showFor(pathsOf((attribute) => attribute.group === 'date')),
 			},
 			...attributes
@@ -236,8 +236,7 @@ export function filterProperties(
 	}
 	properties.push(
 		{
-			displayName:
-				'Syntax: <code>attribute operator value</code> with eq, ne, co, sw, ew, gt, ge, lt, le, pr; and, or, not (…); strings in double quotes. Example: <code>status eq "Deployed" and not (lastSyncDtm pr)</code>',
+			displayName: `Syntax: <code>attribute operator value</code> with eq, ne, co, sw, ew, gt, ge, lt, le, pr; and, or, not (…); strings in double quotes. Example: <code>${schema.filterExample}</code>`,
 			name: 'filterNotice',
 			type: 'notice',
 			default: '',
@@ -248,9 +247,7 @@ export function filterProperties(
 			name: 'filterExpression',
 			type: 'string',
 			default: '',
-			placeholder: options.listField
-				? 'vendorName sw "Micro" and lineItems[unitCount gt 100]'
-				: 'hardwareVendor co "Dell" and status eq "Deployed"',
+			placeholder: schema.filterExample,
 			description: `Filter ${options.resourceLabel} with an expression; it is checked before anything is sent, and a mistake names its column`,
 			displayOptions: { show: { filterMode: ['expression'] } },
 		},

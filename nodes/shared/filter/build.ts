@@ -1,6 +1,8 @@
+import { DateTime } from 'luxon';
 import {
 	all,
 	any,
+	compare,
 	COMPARISON_OPERATORS,
 	not,
 	type ComparisonOperator,
@@ -9,7 +11,7 @@ import {
 } from './ast';
 import { isAttributePath, resolveAttribute } from './attributes';
 import { validateFilter } from './validate';
-import type { Field, Fields, ResourceSchema } from '../schema/fields';
+import type { Field, Fields, FieldSet } from '../schema/fields';
 import { describeValue, isFiniteNumber } from '../schema/values';
 
 export type BuilderOperator = ComparisonOperator | 'pr';
@@ -20,6 +22,11 @@ export interface FilterCondition {
 	operator: BuilderOperator;
 	value?: unknown;
 	negate?: boolean;
+	/**
+	 * Where a date alone, given for a date-time field, is a day (default UTC): the condition then
+	 * holds for the whole day (Is On or Before includes it, Is After excludes it).
+	 */
+	timezone?: string;
 }
 
 /** A condition on the elements of a list field, e.g. `lineItems[...]`. */
@@ -50,16 +57,12 @@ export class FilterConditionError extends Error {
  * attribute's type and kept as literals, so no value can change the expression's structure.
  * Returns undefined when there are no conditions.
  */
-export function buildFilter(group: FilterGroup, schema: ResourceSchema): FilterNode | undefined {
+export function buildFilter(group: FilterGroup, schema: FieldSet): FilterNode | undefined {
 	return buildGroup(group, schema, 'Filter condition');
 }
 
 /** `label` names the rows in errors: "Filter condition 2 (lineItems): line item condition 1 (...)". */
-function buildGroup(
-	group: FilterGroup,
-	schema: ResourceSchema,
-	label: string,
-): FilterNode | undefined {
+function buildGroup(group: FilterGroup, schema: FieldSet, label: string): FilterNode | undefined {
 	const nodes = group.conditions.map((condition, index) => {
 		const fail = (reason: string) =>
 			new FilterConditionError(index + 1, String(condition.field), reason, label);
@@ -121,7 +124,49 @@ function buildCondition(condition: FilterCondition, fields: Fields, fail: Fail):
 				: `expected ${describeType(resolved.kind === 'custom' ? undefined : resolved.field)}, got ${describeValue(condition.value)}`,
 		);
 	}
+	if (resolved.kind === 'field' && resolved.field.type === 'dateTime' && isDay(value)) {
+		const day = dayBounds(value, condition.timezone ?? 'UTC');
+		if (!day) throw fail(`expected a date or date-time, got ${describeValue(condition.value)}`);
+		return onDay(attribute, operator, day);
+	}
 	return { kind: 'compare', attribute, operator, value, position: 0 };
+}
+
+const isDay = (value: unknown): value is string =>
+	typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value);
+
+/** When a calendar day starts and when the next one does, in a time zone, as UTC instants. */
+function dayBounds(day: string, timezone: string): { start: string; end: string } | undefined {
+	const start = DateTime.fromISO(day, { zone: timezone });
+	if (!start.isValid) return undefined;
+	const utc = (instant: DateTime) => instant.toUTC().toISO({ suppressMilliseconds: true })!;
+	return { start: utc(start), end: utc(start.plus({ days: 1 })) };
+}
+
+/** A comparison with a whole day: [start, end). */
+function onDay(
+	attribute: string,
+	operator: ComparisonOperator,
+	{ start, end }: { start: string; end: string },
+): FilterNode {
+	const within = all(compare(attribute, 'ge', start), compare(attribute, 'lt', end))!;
+	switch (operator) {
+		case 'gt':
+			return compare(attribute, 'ge', end);
+		case 'ge':
+			return compare(attribute, 'ge', start);
+		case 'lt':
+			return compare(attribute, 'lt', start);
+		case 'le':
+			return compare(attribute, 'lt', end);
+		case 'eq':
+			return within;
+		case 'ne':
+			return not(within);
+		default:
+			// not an operator for dates: validation names it
+			return compare(attribute, operator, start);
+	}
 }
 
 function describeType(field: Field | undefined): string {

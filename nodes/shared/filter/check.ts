@@ -2,10 +2,10 @@ import type { FilterNode } from './ast';
 import { FilterError } from './errors';
 import { parseFilter } from './parser';
 import { validateFilter } from './validate';
-import type { ResourceSchema } from '../schema/fields';
+import type { FieldSet } from '../schema/fields';
 
 /** Parses and validates filter text for a resource: its tree, or a FilterError naming the column. */
-export function inspectFilter(text: string, schema: ResourceSchema): FilterNode | FilterError {
+export function inspectFilter(text: string, schema: FieldSet): FilterNode | FilterError {
 	let node: FilterNode;
 	try {
 		node = parseFilter(text);
@@ -21,7 +21,7 @@ export function inspectFilter(text: string, schema: ResourceSchema): FilterNode 
 }
 
 /** Parses and validates filter text for a resource; throws a FilterError naming the column. */
-export function checkFilter(text: string, schema: ResourceSchema): FilterNode {
+export function checkFilter(text: string, schema: FieldSet): FilterNode {
 	const result = inspectFilter(text, schema);
 	if (result instanceof FilterError) throw result;
 	return result;

@@ -1,6 +1,6 @@
 import type { ComparisonOperator, FilterNode, Literal } from './ast';
 import { resolveAttribute as resolveOrExplain, type ResolvedAttribute } from './attributes';
-import type { Field, Fields, ResourceSchema } from '../schema/fields';
+import type { Field, Fields, FieldSet } from '../schema/fields';
 import { isPlainObject, toInstant } from '../schema/values';
 
 type Predicate = (record: Record<string, unknown>) => boolean;
@@ -12,7 +12,7 @@ type Test = (value: unknown) => boolean;
  * UTC), numbers as numbers; a comparison with an attribute that has no value is false for every
  * operator, and `attr eq null` means the attribute has no value.
  */
-export function compileFilter(node: FilterNode, schema: ResourceSchema): Predicate {
+export function compileFilter(node: FilterNode, schema: FieldSet): Predicate {
 	return compileNode(node, schema.fields);
 }
 

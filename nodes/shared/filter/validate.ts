@@ -1,7 +1,7 @@
 import type { ComparisonOperator, FilterNode, Literal } from './ast';
 import { resolveAttribute, type ResolvedAttribute } from './attributes';
 import { printLiteral } from './printer';
-import type { Field, ResourceSchema } from '../schema/fields';
+import type { Field, FieldSet } from '../schema/fields';
 import { didYouMean, isCalendarDate, isDateTime } from '../schema/values';
 
 /** One problem in a filter; `column` is 1-based. */
@@ -131,14 +131,14 @@ function checkValue(
 }
 
 /** Checks a parsed filter against a resource schema; returns every problem (empty when valid). */
-export function validateFilter(node: FilterNode, schema: ResourceSchema): FilterIssue[] {
+export function validateFilter(node: FilterNode, schema: FieldSet): FilterIssue[] {
 	const issues: FilterIssue[] = [];
 	visit(node, schema.fields, issues);
 	return issues;
 }
 
 function resolve(
-	fields: ResourceSchema['fields'],
+	fields: FieldSet['fields'],
 	node: { attribute: string; position: number },
 	issues: FilterIssue[],
 ): ResolvedAttribute | undefined {
@@ -148,7 +148,7 @@ function resolve(
 	return undefined;
 }
 
-function visit(node: FilterNode, fields: ResourceSchema['fields'], issues: FilterIssue[]): void {
+function visit(node: FilterNode, fields: FieldSet['fields'], issues: FilterIssue[]): void {
 	switch (node.kind) {
 		case 'and':
 		case 'or':

@@ -27,6 +27,7 @@ export const ASSET_PLATFORMS = ['Android', 'ChromeOS', 'iOS', 'Linux', 'Mac', 'U
 
 export const assetSchema: ResourceSchema = {
 	noun: 'asset',
+	filterExample: 'status eq "Deployed" and not (lastSyncDtm pr)',
 	simpleFields: [
 		'id',
 		'externalId',

@@ -47,6 +47,7 @@ export const documentFields: Fields = {
 
 export const contractSchema: ResourceSchema = {
 	noun: 'contract',
+	filterExample: 'isAutomaticRenewal eq true and lineItems[unitCount gt 100]',
 	simpleFields: [
 		'id',
 		'externalId',

@@ -98,12 +98,18 @@ export type Field =
 
 export type Fields = Readonly<Record<string, Field>>;
 
-export interface ResourceSchema {
+/** Fields under a noun: what a filter is checked against (a resource, or its line items). */
+export interface FieldSet {
 	/** Singular noun used in messages, e.g. "asset". */
 	noun: string;
 	fields: Fields;
+}
+
+export interface ResourceSchema extends FieldSet {
 	/** The fields Get and Get Many keep with Simplify: what a person or an agent needs. */
 	simpleFields?: readonly string[];
+	/** A filter expression over this resource, for the editor's hints (checked by a test). */
+	filterExample: string;
 }
 
 type Options<F extends FieldBase> = Partial<Omit<F, 'type' | 'displayName'>>;

@@ -3,6 +3,7 @@ import { boolean, dateTime, email, list, object, text, type ResourceSchema } fro
 /** SCIM 2.0 user, as the service returns it (read-only through this integration). */
 export const userSchema: ResourceSchema = {
 	noun: 'user',
+	filterExample: 'active eq true and userName ew "@example.com"',
 	simpleFields: ['id', 'userName', 'displayName', 'title', 'active'],
 	fields: {
 		id: text('ID', { readOnly: true }),

@@ -1,11 +1,11 @@
 import { assetSchema } from '../../../nodes/shared/schema/asset';
 import { contractSchema } from '../../../nodes/shared/schema/contract';
-import type { Fields, ResourceSchema } from '../../../nodes/shared/schema/fields';
+import type { Fields, FieldSet } from '../../../nodes/shared/schema/fields';
 import { checkFilter, parseFilter, printFilter } from '../../../nodes/shared/filter';
 import { compileFilter } from '../../../nodes/shared/filter/evaluate';
 import { withoutPositions } from './helpers';
 
-const matches = (schema: ResourceSchema, text: string, records: Array<Record<string, unknown>>) => {
+const matches = (schema: FieldSet, text: string, records: Array<Record<string, unknown>>) => {
 	const predicate = compileFilter(checkFilter(text, schema), schema);
 	return records.filter(predicate).map((record) => record.id);
 };
