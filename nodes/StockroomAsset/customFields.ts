@@ -1,4 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { readRetryPolicy } from '../shared/descriptions/common';
 import { CURRENCY_OPTIONS } from '../shared/descriptions/recordFields';
 import { toServiceDate } from '../shared/dates';
 import { customFieldTypesFrom, fetchCustomFieldDefinitions } from '../shared/resources';
@@ -151,14 +152,18 @@ export function readCustomFields(raw: unknown, timezone: string): IDataObject | 
 	return values;
 }
 
-/** The service's custom field definitions, read at most once per execution. */
+/** The service's custom field definitions, read at most once per execution (item's retry options). */
 export async function customFieldDefinitions(
 	context: IExecuteFunctions,
 	cache: ExecutionCache,
 	itemIndex: number,
 ): Promise<CustomFieldDefinition[]> {
-	if (!cache.has('customFields'))
-		cache.set('customFields', fetchCustomFieldDefinitions.call(context, itemIndex));
+	if (!cache.has('customFields')) {
+		const retry = readRetryPolicy(
+			context.getNodeParameter('options', itemIndex, {}) as IDataObject,
+		);
+		cache.set('customFields', fetchCustomFieldDefinitions.call(context, itemIndex, retry));
+	}
 	return (await cache.get('customFields')) as CustomFieldDefinition[];
 }
 

@@ -39,6 +39,7 @@ export async function resolveAssetId(
 	const page = (await apiRequest.call(this, 'GET', ASSETS_PATH, {
 		qs: { filter, limit: 2 },
 		operation: `find the asset with External ID "${value}"`,
+		answer: 'list',
 		itemIndex,
 		retry,
 	})) as { results?: IDataObject[] };

@@ -11,7 +11,7 @@ import { readFilter, type FilterInputOptions } from './filterInput';
 import { InvalidItemError } from './runItems';
 import type { ResourceSchema } from './schema/fields';
 import { isDateTime } from './schema/values';
-import { collect, MAX_PAGE_SIZE, paginate, type RetryPolicy } from './transport';
+import { collect, getBaseUrl, MAX_PAGE_SIZE, paginate, type RetryPolicy } from './transport';
 
 /** The Options of a Get Many operation over assets or contracts. */
 export function listOptions(nouns: string, searchedFields: string): INodeProperties {
@@ -118,38 +118,44 @@ export async function readListRequest(
 	if (typeof options.q === 'string' && options.q.trim()) qs.q = options.q.trim();
 	const returnAll = this.getNodeParameter('returnAll', i, false) as boolean;
 	const pageSize = Math.min(Number(options.pageSize ?? MAX_PAGE_SIZE), MAX_PAGE_SIZE);
-	const pages = options.output === 'pages';
-	let limit = returnAll ? undefined : (this.getNodeParameter('limit', i, 50) as number);
-	// whole pages only, so that each page's next link continues exactly after it
-	if (pages && limit !== undefined) limit = Math.ceil(limit / pageSize) * pageSize;
 	const startFrom = typeof options.startFrom === 'string' ? options.startFrom.trim() : '';
 	return {
 		qs,
-		limit,
+		limit: returnAll ? undefined : (this.getNodeParameter('limit', i, 50) as number),
 		pageSize,
 		retry: readRetryPolicy(options),
-		pages,
+		pages: options.output === 'pages',
 		...(startFrom ? { startFrom } : {}),
 	};
 }
 
-/** A `next` link given as Start From: a link into this list, or an item error saying what it is. */
-function checkStartFrom(link: string, path: string, nouns: string): string {
-	let pathname: string | undefined;
+/**
+ * A `next` link given as Start From: a link into this list (under the credential's base URL,
+ * which may have a path), or an item error saying what it is.
+ */
+function checkStartFrom(link: string, baseUrl: string, path: string, nouns: string): URL {
+	const expected = new URL(baseUrl + path).pathname;
+	let url: URL | undefined;
 	try {
-		pathname = new URL(link, 'http://base.invalid').pathname;
+		url = new URL(link, baseUrl);
 	} catch {
-		pathname = undefined;
+		url = undefined;
 	}
-	if (pathname?.replace(/\/+$/, '') !== path) {
+	if (url?.pathname.replace(/\/+$/, '') !== expected) {
 		throw new InvalidItemError('option', [
 			{
 				path: 'Start From',
-				message: `expected the next link of an earlier page of ${nouns} (${path}?...), got ${JSON.stringify(link)}`,
+				message: `expected the next link of an earlier page of ${nouns} (${expected}?...), got ${JSON.stringify(link)}`,
 			},
 		]);
 	}
-	return link;
+	return url;
+}
+
+/** The records a page holds: the `limit` a link carries, else the page size asked for. */
+function pageSizeOf(link: URL | undefined, fallback: number): number {
+	const size = Number(link?.searchParams.get('limit'));
+	return Number.isInteger(size) && size > 0 ? Math.min(size, MAX_PAGE_SIZE) : fallback;
 }
 
 /**
@@ -162,21 +168,31 @@ export async function readList(
 	list: { path: string; nouns: string; itemIndex: number; schema: ResourceSchema },
 ): Promise<IDataObject[]> {
 	const simplified = simplifyFor(this, list.itemIndex, list.schema);
-	const pages = paginate.call(
-		this,
-		request.startFrom ? checkStartFrom(request.startFrom, list.path, list.nouns) : list.path,
-		request.startFrom ? undefined : request.qs,
-		{
-			operation: `list ${list.nouns}`,
-			limit: request.limit,
-			pageSize: request.pageSize,
-			itemIndex: list.itemIndex,
-			retry: request.retry,
-		},
-	);
-	if (!request.pages) return simplified(await collect(pages));
+	const startFrom = request.startFrom
+		? checkStartFrom(request.startFrom, await getBaseUrl.call(this), list.path, list.nouns)
+		: undefined;
+	const listOptions = {
+		operation: `list ${list.nouns}`,
+		pageSize: request.pageSize,
+		itemIndex: list.itemIndex,
+		retry: request.retry,
+	};
+	const from = request.startFrom ?? list.path;
+	const qs = startFrom ? undefined : request.qs;
+	if (!request.pages) {
+		return simplified(
+			await collect(paginate.call(this, from, qs, { ...listOptions, limit: request.limit })),
+		);
+	}
+	// whole pages of the size the list is read in, so that each page's next link continues
+	// exactly after it
+	const perPage = pageSizeOf(startFrom, request.pageSize);
+	const maxPages = request.limit === undefined ? undefined : Math.ceil(request.limit / perPage);
 	const items: IDataObject[] = [];
-	for await (const { records, next } of pages) {
+	for await (const { records, next } of paginate.call(this, from, qs, {
+		...listOptions,
+		maxPages,
+	})) {
 		items.push({ records: simplified(records), count: records.length, next: next ?? '' });
 	}
 	return items;

@@ -15,6 +15,7 @@ export async function fetchCustomFieldDefinitions(
 ): Promise<CustomFieldDefinition[]> {
 	const response = (await apiRequest.call(this, 'GET', CUSTOM_FIELDS_PATH, {
 		operation: 'read the asset custom field definitions',
+		answer: 'list',
 		itemIndex,
 		retry,
 	})) as { results?: CustomFieldDefinition[] };

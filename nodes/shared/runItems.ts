@@ -29,6 +29,8 @@ export interface Operation<Prepared = unknown> {
 	): Promise<IDataObject[]>;
 	/** Items sent at once; writes are independent per item. Defaults to 1. */
 	concurrency?: number;
+	/** The operation changes records: a stopped run says which items it wrote. */
+	writes?: boolean;
 }
 
 /** A field as the form names it, with the name the service knows it by: "Device Name (deviceName)". */
@@ -54,6 +56,9 @@ export class InvalidItemError extends Error {
 function toItemError(context: IExecuteFunctions, error: unknown, itemIndex: number): Error {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
 		error.context.itemIndex ??= itemIndex;
+		// the message is what an error item and the run's error show: it names the item
+		if (!/\[item \d+\]$/.test(error.message))
+			error.message = `${error.message} [item ${itemIndex}]`;
 		return error;
 	}
 	if (error instanceof InvalidItemError) {
@@ -114,7 +119,8 @@ export async function runItems(
 	let next = 0;
 	let fatal: Error | undefined;
 	const work = async (until: number) => {
-		while (next < until && !fatal) {
+		// with On Error: Stop, no item starts once one has failed; those under way finish
+		while (next < Math.min(until, pending.length) && !fatal) {
 			const i = pending[next++];
 			try {
 				results.set(i, await operation.execute.call(this, prepared.get(i), i, cache));
@@ -134,7 +140,7 @@ export async function runItems(
 			async () => await work(pending.length),
 		),
 	);
-	if (fatal) throw fatal;
+	if (fatal) throw pending.length > 1 ? stoppedAfter(fatal, [...results.keys()], operation) : fatal;
 
 	const output: INodeExecutionData[] = [];
 	for (let i = 0; i < count; i++) {
@@ -146,6 +152,34 @@ export async function runItems(
 		for (const json of results.get(i) ?? []) output.push({ json, pairedItem: { item: i } });
 	}
 	return output;
+}
+
+/**
+ * The error that stopped a run, saying which items were done before it (writes run several at a
+ * time, so items after the failed one may have been written): nothing is reported as written
+ * that the service did not confirm, and nothing written goes unmentioned.
+ */
+function stoppedAfter(error: Error, completed: number[], operation: Operation): Error {
+	if (!operation.writes || !(error instanceof NodeApiError || error instanceof NodeOperationError))
+		return error;
+	const items = completed.sort((a, b) => a - b);
+	const done = items.length
+		? `Items done before the stop (the service confirmed them): ${describeItems(items)}.`
+		: 'No item was done before the stop.';
+	error.description = [error.description, done].filter(Boolean).join('\n');
+	return error;
+}
+
+/** Item indexes as ranges: "0-3, 5, 8-9". */
+function describeItems(items: number[]): string {
+	const ranges: string[] = [];
+	for (let start = 0; start < items.length;) {
+		let end = start;
+		while (end + 1 < items.length && items[end + 1] === items[end] + 1) end++;
+		ranges.push(end > start ? `${items[start]}-${items[end]}` : String(items[start]));
+		start = end + 1;
+	}
+	return ranges.join(', ');
 }
 
 /**

@@ -435,7 +435,7 @@ describe('Stockroom Asset in real n8n', () => {
 		expect(output[2]).toMatchObject({ externalId: 'E2E-JSON-3', isEncrypted: true });
 		// refused by the service
 		expect(output[3]).toEqual({
-			error: `Could not create or update the asset "${String(second.externalId)}": Conflict`,
+			error: `Could not create or update the asset "${String(second.externalId)}": Conflict [item 3]`,
 			message: expect.stringMatching(
 				new RegExp(
 					`^The externalId '${String(second.externalId)}' belongs to the asset '${second.id}', not '${first.id}'\\.\\n\\(HTTP 409, trace ID 00-[0-9a-f]{32}-[0-9a-f]{16}-00\\)$`,
@@ -468,7 +468,7 @@ describe('Stockroom Asset in real n8n', () => {
 		]);
 		expect(run.outputs['Delete missing']).toEqual([
 			{
-				error: `Could not delete asset ${String(created.id)}: it was not found (HTTP 404)`,
+				error: `Could not delete asset ${String(created.id)}: it was not found (HTTP 404) [item 0]`,
 				message: expect.stringMatching(
 					/^No asset has the id '[0-9a-f]{24}'\.\n\(HTTP 404, trace ID 00-/,
 				),
@@ -476,7 +476,8 @@ describe('Stockroom Asset in real n8n', () => {
 		]);
 		expect(run.outputs['Delete unknown external ID']).toEqual([
 			expect.objectContaining({
-				error: 'Could not delete the asset with External ID "E2E-NO-SUCH-ASSET": it does not exist',
+				error:
+					'Could not delete the asset with External ID "E2E-NO-SUCH-ASSET": it does not exist [item 0]',
 			}),
 		]);
 	});

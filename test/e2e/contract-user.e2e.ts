@@ -347,7 +347,7 @@ describe('Stockroom Contract and User in real n8n', () => {
 			]);
 			expect(run.outputs['Delete missing']).toEqual([
 				{
-					error: `Could not delete the contract ${String(seeded.id)}: it was not found (HTTP 404)`,
+					error: `Could not delete the contract ${String(seeded.id)}: it was not found (HTTP 404) [item 0]`,
 					message: expect.stringContaining(
 						`No contract has the id or externalId '${String(seeded.id)}'.`,
 					),

@@ -419,6 +419,8 @@ export interface RunOptions extends NodeOptions {
 	items?: INodeExecutionData[];
 	/** The node's "On Error: Continue" setting. */
 	continueOnFail?: boolean;
+	/** The execution's cancel signal (n8n aborts it when someone stops the execution). */
+	cancelSignal?: AbortSignal;
 }
 
 /** Runs a regular node's `execute` over the input items, as n8n's WorkflowExecute.executeNode. */
@@ -442,6 +444,7 @@ export async function runNode(
 		inputData,
 		{ node, data: inputData, source: null },
 		[],
+		options.cancelSignal,
 	);
 	return await inIsolate(
 		workflow,

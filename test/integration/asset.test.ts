@@ -184,7 +184,7 @@ describe('Stockroom Asset node against the sandbox', () => {
 			});
 			expect(items.map((item) => item.json.id)).toEqual([created.json.id]);
 			expect(apiCalls()[0].query.filter).toBe(
-				`deviceName eq ${JSON.stringify(awkward)} and status ne "Retired"`,
+				`deviceName eq ${JSON.stringify(awkward)} and not (status eq "Retired")`,
 			);
 		});
 
@@ -513,7 +513,7 @@ describe('Stockroom Asset node against the sandbox', () => {
 				deleted: true,
 			});
 			await expect(run({ operation: 'delete', asset: locator })).rejects.toThrow(
-				`Could not delete asset ${target.id}: it was not found (HTTP 404)`,
+				`Could not delete asset ${target.id}: it was not found (HTTP 404) [item 0]`,
 			);
 			expect(
 				(

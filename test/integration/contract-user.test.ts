@@ -155,7 +155,7 @@ describe('Stockroom Contract and User nodes against the sandbox', () => {
 		expect(error).toBeInstanceOf(Error);
 		const failure = error as Error & { description: string; httpCode: string };
 		expect(failure.message).toBe(
-			'Could not create or update the contract "CT-1": One or more validation errors occurred.',
+			'Could not create or update the contract "CT-1": One or more validation errors occurred. [item 0]',
 		);
 		expect(failure.httpCode).toBe('400');
 		expect(failure.description).toMatch(

@@ -92,7 +92,7 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 			}),
 		);
 		expect(wrongSecret.message).toBe(
-			'Could not list assets: the service rejected the client ID or client secret (invalid_client)',
+			'Could not list assets: the service rejected the client ID or client secret (invalid_client) [item 0]',
 		);
 		expect(wrongSecret.description).toBe(
 			'Open the Stockroom credential and check Client ID and Client Secret.',
@@ -106,7 +106,7 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 			}),
 		);
 		expect(wrongScope.message).toBe(
-			'Could not list assets: the service refused the requested scopes (invalid_scope)',
+			'Could not list assets: the service refused the requested scopes (invalid_scope) [item 0]',
 		);
 
 		const missingScope = await failureOf(
@@ -116,7 +116,7 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 			}),
 		);
 		expect(missingScope.message).toBe(
-			'Could not list assets: the credential lacks the Assets.Read scope (HTTP 403)',
+			'Could not list assets: the credential lacks the Assets.Read scope (HTTP 403) [item 0]',
 		);
 		expect(missingScope.description).toMatch(
 			/^Grant Assets.Read to the client app and select it in the credential's Scopes\./,
@@ -132,7 +132,7 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 			}),
 		);
 		expect(refused.message).toBe(
-			'Could not list assets: the connection was refused at http://127.0.0.1:9',
+			'Could not list assets: the connection was refused at http://127.0.0.1:9 [item 0]',
 		);
 		const plainHttp = await failureOf(
 			runNode(node, {
@@ -161,13 +161,13 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 			}),
 		);
 		expect(lasting.message).toBe(
-			'Could not list assets: the service answered HTTP 503 (An error has occurred) after 2 attempts',
+			'Could not list assets: the service answered HTTP 503 (An error has occurred) after 2 attempts [item 0]',
 		);
 		sandbox.setFaults('500:1');
 		sandbox.resetStats();
 		const serverFault = await failureOf(runNode(node, { parameters: listAll, credential }));
 		expect(serverFault.message).toBe(
-			'Could not list assets: the service answered HTTP 500 (An error has occurred)',
+			'Could not list assets: the service answered HTTP 500 (An error has occurred) [item 0]',
 		);
 		// a 500 is not retried: the request might have been carried out
 		expect(sandbox.journal().filter((entry) => entry.path.startsWith('/api/'))).toHaveLength(1);
@@ -198,7 +198,7 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 		sandbox.setFaults('hang:1');
 		const hanging = await failureOf(get({ timeoutSeconds: 1, maxAttempts: 2 }));
 		expect(hanging.message).toBe(
-			`Could not get asset ${target.id}: the service did not answer within 1 s at ${sandbox.url}`,
+			`Could not get asset ${target.id}: the service did not answer within 1 s at ${sandbox.url} [item 0]`,
 		);
 		expect(hanging.description).toMatch(/Tried 2 times\./);
 	}, 30_000);
@@ -230,7 +230,7 @@ describe('transport: tokens, retries and errors through n8n-core', () => {
 			}),
 		);
 		expect(limited.message).toBe(
-			'Could not list assets: the service is still rate limiting after 1 attempt (HTTP 429)',
+			'Could not list assets: the service is still rate limiting after 1 attempt (HTTP 429) [item 0]',
 		);
 		expect(limited.description).toMatch(/Max Retry Wait/);
 	});

@@ -222,6 +222,78 @@ describe('Stockroom Trigger against the sandbox', () => {
 		expect(emittedIds(await poll())).toEqual([id]);
 	});
 
+	describe.each(['maintenance', 'shape', 'truncated'] as const)(
+		'while the service’s address answers 200 that is not the service (%s)',
+		(kind) => {
+			/** A change the service records meanwhile (straight into its store: its API is down). */
+			const sync = (index: number) => {
+				const record = { ...asset(index), lastSyncDtm: iso(now), lastModifiedDtm: iso(now) };
+				sandbox.store.assets.put(record);
+				return record.id;
+			};
+			const edit = (index: number) => {
+				const record = { ...asset(index), notes: `changed ${now}`, lastModifiedDtm: iso(now) };
+				sandbox.store.assets.put(record);
+				return record.id;
+			};
+			const date = (index: number) => {
+				const record = {
+					...contract(index),
+					agreementDate: `${iso(now - index * DAY).slice(0, 10)}T00:00:00Z`,
+					lastModifiedDtm: iso(now),
+				};
+				sandbox.store.contracts.put(record);
+				return record.id;
+			};
+			test.each([
+				['Asset Synced', assetSynced, sync],
+				['Asset Record Changed', { resource: 'assets', event: 'recordChanged' }, edit],
+				[
+					'Contract Agreement Dated',
+					{ resource: 'contracts', event: 'contractAgreementDated' },
+					date,
+				],
+			] as const)(
+				'%s: every poll fails saying so and stores nothing; after it, each change made meanwhile is emitted once',
+				async (_, parameters, change) => {
+					await poll(parameters);
+					const before = structuredClone(staticData);
+					sandbox.setFaults(`${kind}:1`);
+					const changed: unknown[] = [];
+					for (let round = 0; round < 3; round++) {
+						now += MINUTE;
+						changed.push(change(10 + round));
+						now += MINUTE;
+						await expect(poll({ ...parameters, options: { maxAttempts: 2 } })).rejects.toThrow(
+							/: the answer is not the service's \(HTTP 200, /,
+						);
+						expect(staticData).toEqual(before);
+					}
+					sandbox.setFaults('');
+					now += MINUTE;
+					expect(emittedIds(await poll(parameters)).sort()).toEqual([...changed].sort());
+					now += MINUTE;
+					expect(await poll(parameters)).toBeNull();
+				},
+			);
+
+			test('a walk that meets such an answer on a later page stops there and resumes there', async () => {
+				const parameters = { ...assetSynced, options: { pageSize: 100, maxAttempts: 1 } };
+				await poll(parameters);
+				for (const record of sandbox.store.assets.all()) {
+					now += 10;
+					sandbox.store.assets.put({ ...record, lastSyncDtm: iso(now), lastModifiedDtm: iso(now) });
+				}
+				sandbox.failNext(1, kind, 1); // the second page
+				const first = emittedIds(await poll(parameters));
+				expect(first).toHaveLength(100);
+				expect(changes().walk).toMatchObject({ next: expect.stringContaining('after=') });
+				const rest = emittedIds(await poll(parameters));
+				expect([...first, ...rest]).toEqual(sandbox.store.assets.all().map((record) => record.id));
+			});
+		},
+	);
+
 	test('a backlog longer than the budget: each change once, and rewrites of pages already read are caught by the next walk', async () => {
 		const parameters = { ...assetSynced, options: { pageSize: 100 } };
 		await poll(parameters);

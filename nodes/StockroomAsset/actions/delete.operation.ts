@@ -25,6 +25,7 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = showFor(['delete'], properties);
+export const writes = true;
 
 interface Prepared {
 	id: string | null;
@@ -63,6 +64,7 @@ export async function execute(
 	try {
 		await apiRequest.call(this, 'DELETE', `${ASSETS_PATH}/${prepared.id}`, {
 			operation: `delete ${prepared.label}`,
+			answer: 'none',
 			itemIndex: i,
 			retry: prepared.retry,
 		});

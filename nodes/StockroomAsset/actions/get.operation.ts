@@ -48,6 +48,7 @@ export async function execute(
 	)([
 		await apiRequest.call(this, 'GET', `${ASSETS_PATH}/${id}`, {
 			operation: `get asset ${id}`,
+			answer: 'record',
 			itemIndex: i,
 			retry,
 		}),

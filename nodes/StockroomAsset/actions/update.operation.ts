@@ -47,6 +47,7 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = showFor(['update'], properties);
+export const writes = true;
 
 interface Prepared {
 	id: string;
@@ -106,6 +107,7 @@ export async function execute(
 		await apiRequest.call(this, 'PATCH', `${ASSETS_PATH}/${id}`, {
 			body,
 			operation: `update asset ${id}`,
+			answer: 'record',
 			itemIndex: i,
 			retry,
 		}),

@@ -49,6 +49,7 @@ interface Prepared {
 
 /** Writes are independent per item, so several are in flight at once. */
 export const concurrency = 8;
+export const writes = true;
 
 export async function prepare(
 	this: IExecuteFunctions,
@@ -87,6 +88,7 @@ export async function execute(
 		await apiRequest.call(this, 'PUT', ASSETS_PATH, {
 			body,
 			operation: `create or update the asset "${String(body.externalId)}"`,
+			answer: 'record',
 			itemIndex: i,
 			retry,
 		}),

@@ -24,6 +24,7 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = showFor(['delete'], properties);
+export const writes = true;
 
 interface Prepared {
 	key: string;
@@ -55,6 +56,7 @@ export async function execute(
 	try {
 		await apiRequest.call(this, 'DELETE', `${CONTRACTS_PATH}/${prepared.key}`, {
 			operation: `delete the ${prepared.label}`,
+			answer: 'none',
 			itemIndex: i,
 			retry: prepared.retry,
 		});

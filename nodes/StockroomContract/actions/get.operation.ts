@@ -44,6 +44,7 @@ export async function execute(
 	)([
 		await apiRequest.call(this, 'GET', `${CONTRACTS_PATH}/${key}`, {
 			operation: `get the ${label}`,
+			answer: 'record',
 			itemIndex: i,
 			retry,
 		}),

@@ -82,6 +82,7 @@ interface Prepared {
 
 /** Writes are independent per item, so several are in flight at once. */
 export const concurrency = 8;
+export const writes = true;
 
 /** Line items or documents from the UI; none given means "keep", unless clearing was asked for. */
 function readList(
@@ -130,6 +131,7 @@ export async function execute(
 		await apiRequest.call(this, 'PUT', CONTRACTS_PATH, {
 			body,
 			operation: `create or update the contract "${String(body.externalId)}"`,
+			answer: 'record',
 			itemIndex: i,
 			retry,
 		}),

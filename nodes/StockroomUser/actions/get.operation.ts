@@ -69,6 +69,7 @@ export async function execute(
 		return simplified([
 			await apiRequest.call(this, 'GET', `${USERS_PATH}/${prepared.id}`, {
 				operation: `get user ${prepared.id}`,
+				answer: 'record',
 				itemIndex: i,
 				retry,
 			}),
@@ -84,6 +85,7 @@ export async function execute(
 	const page = (await apiRequest.call(this, 'GET', USERS_PATH, {
 		qs: { filter, startIndex: 1, count: 2 },
 		operation: `find the user ${prepared.email}`,
+		answer: 'users',
 		itemIndex: i,
 		retry,
 	})) as { Resources?: IDataObject[] };

@@ -16,6 +16,7 @@ async function searchList(
 	const page = (await apiRequest.call(this, 'GET', paginationToken ?? path, {
 		qs: paginationToken ? undefined : { limit: PAGE, ...(filter ? { q: filter } : {}) },
 		operation: `search ${noun}s`,
+		answer: 'list',
 		retry: EDITOR_RETRY,
 	})) as { results?: IDataObject[]; next?: string };
 	return {
@@ -65,6 +66,7 @@ export async function searchUsers(
 	const page = (await apiRequest.call(this, 'GET', USERS_PATH, {
 		qs: { startIndex, count: PAGE, ...(tree ? { filter: printFilter(tree) } : {}) },
 		operation: 'search users',
+		answer: 'users',
 		retry: EDITOR_RETRY,
 	})) as { Resources?: IDataObject[]; totalResults?: number };
 	const resources = page.Resources ?? [];

@@ -13,6 +13,16 @@ export interface Failure {
 	tokenError?: string;
 	/** The raw error message, for connection failures; never includes request headers. */
 	message: string;
+	/** The answer's `Content-Type`, when there was an answer. */
+	contentType?: string;
+	/** Set when a 2xx answer is not what the service sends (a gateway's page, JSON cut short). */
+	unexpected?: {
+		contentType?: string;
+		/** The first characters of the body. */
+		excerpt: string;
+		/** What the call expected, in words. */
+		expected: string;
+	};
 }
 
 const CONNECTION_CODES = [
@@ -120,6 +130,7 @@ export function readFailure(error: unknown, now: number): Failure {
 			if (failure.status === undefined && Number.isInteger(status) && status > 0)
 				failure.status = status;
 			failure.retryAfterMs ??= parseRetryAfter(header(response.headers, 'retry-after'), now);
+			failure.contentType ??= header(response.headers, 'content-type');
 		}
 		for (const [holder, key] of bodyHolders(layer)) {
 			if (failure.body === undefined && holder[key] !== undefined && holder[key] !== '')
@@ -168,10 +179,12 @@ export interface Problem {
 	traceId?: string;
 	/** OAuth2 token endpoint error code (`invalid_client`, `invalid_scope`). */
 	error?: string;
+	/** The body is JSON, as the service's errors are (not a gateway's page). */
+	isServiceAnswer: boolean;
 }
 
 export function readProblem(body: unknown): Problem {
-	if (!isPlainObject(body)) return {};
+	if (!isPlainObject(body)) return { isServiceAnswer: false };
 	const extensions = isPlainObject(body.extensions) ? body.extensions : {};
 	const text = (value: unknown) => (typeof value === 'string' && value.trim() ? value : undefined);
 	const errors: Record<string, string[]> = {};
@@ -186,5 +199,6 @@ export function readProblem(body: unknown): Problem {
 		errors: Object.keys(errors).length ? errors : undefined,
 		traceId: text(extensions.traceId) ?? text(body.traceId),
 		error: text(body.error),
+		isServiceAnswer: true,
 	};
 }

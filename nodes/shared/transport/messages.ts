@@ -1,6 +1,9 @@
+import { excerptOf } from './answers';
 import type { Failure, Problem } from './failure';
 
 const attempts = (count: number) => (count === 1 ? '1 attempt' : `${count} attempts`);
+const tried = (call: { attempts: number }) =>
+	call.attempts > 1 ? ` Tried ${call.attempts} times.` : '';
 
 interface CallDetails {
 	operation: string;
@@ -33,8 +36,19 @@ function problemLines(problem: Problem, failure: Failure): string[] {
 		problem.traceId ? `trace ID ${problem.traceId}` : undefined,
 	].filter(Boolean);
 	if (facts.length) lines.push(`(${facts.join(', ')})`);
+	// not the service's JSON: a gateway's or proxy's page says more than its status
+	if (!problem.isServiceAnswer && failure.body !== undefined) lines.push(foreignAnswer(failure));
 	return lines;
 }
+
+/** What a body that is not the service's began with, and its content type. */
+function foreignAnswer(failure: Failure): string {
+	const type = failure.contentType ? ` (${failure.contentType})` : '';
+	return `The answer${type} began: ${excerptOf(failure.body)}`;
+}
+
+const GATEWAY_ADVICE =
+	"Something between n8n and the service (a gateway, a proxy, a maintenance page) may have answered instead: check the credential's Base URL and whether the service is up.";
 
 /** A message and description a person can act on; never a token, secret or header. */
 export function describeFailure(
@@ -66,6 +80,16 @@ export function describeFailure(
 				`${failure.message.replace(/^.*?access token:?\s*/i, '')}\nCheck the credential's Base URL.`.trim(),
 		};
 	}
+	if (failure.unexpected) {
+		const { contentType, excerpt, expected } = failure.unexpected;
+		const what = [failure.status !== undefined ? `HTTP ${failure.status}` : '', contentType ?? '']
+			.filter(Boolean)
+			.join(', ');
+		return {
+			message: `${failed}: the answer is not the service's${what ? ` (${what})` : ''}: ${excerpt || 'an empty body'}`,
+			description: `Expected ${expected}. ${GATEWAY_ADVICE}${tried(call)}`,
+		};
+	}
 	if (failure.status === undefined) {
 		const timedOut =
 			failure.code === 'ECONNABORTED' ||
@@ -82,7 +106,7 @@ export function describeFailure(
 						: failure.message;
 		return {
 			message: `${failed}: ${reason} at ${call.baseUrl}`,
-			description: `Check the credential's Base URL and that the service is reachable from n8n.${call.attempts > 1 ? ` Tried ${call.attempts} times.` : ''}`,
+			description: `Check the credential's Base URL and that the service is reachable from n8n.${tried(call)}`,
 		};
 	}
 	switch (failure.status) {
@@ -108,7 +132,12 @@ export function describeFailure(
 			};
 		}
 		case 404:
-			return { message: `${failed}: it was not found (HTTP 404)`, description: facts };
+			return problem.isServiceAnswer
+				? { message: `${failed}: it was not found (HTTP 404)`, description: facts }
+				: {
+						message: `${failed}: the address was not found (HTTP 404), and the answer is not the service's`,
+						description: `${facts}\n${GATEWAY_ADVICE}`,
+					};
 		case 429:
 			return {
 				message: `${failed}: the service is still rate limiting after ${attempts(call.attempts)} (HTTP 429)`,

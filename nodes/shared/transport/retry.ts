@@ -25,6 +25,8 @@ const MAX_DELAY_MS = 20_000;
 
 export function isRetryable(failure: Failure): boolean {
 	if (failure.tokenError) return false;
+	// not the service's answer (a gateway's page, JSON cut short): like a 502, it may pass
+	if (failure.unexpected) return true;
 	if (failure.status !== undefined) return RETRYABLE_STATUSES.includes(failure.status);
 	return failure.code !== undefined && RETRYABLE_CODES.includes(failure.code);
 }
