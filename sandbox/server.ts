@@ -65,6 +65,8 @@ export interface JournalEntry {
 	/** The body as sent (JSON parsed when it is JSON), when the route read one. */
 	body?: unknown;
 	status?: number;
+	/** The fault the call met, if any. */
+	fault?: FaultKind;
 }
 
 export interface Sandbox {
@@ -217,6 +219,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		const scim = url.pathname.toLowerCase().startsWith('/api/scim/');
 		if (isApiPath(url.pathname)) {
 			const fault = faults.next();
+			const entry = entries.get(req);
+			if (fault && entry) entry.fault = fault;
 			if (fault === 'reset') {
 				req.socket.destroy();
 				return undefined;

@@ -130,6 +130,28 @@ describe(`faults of the service in real n8n ${N8N_VERSION}`, () => {
 		);
 	});
 
+	test.each(['maintenance', 'shape'] as const)(
+		'an answer that is not the service’s (%s, status 200) is not read as "nothing there": the call is sent again',
+		async (kind) => {
+			const run = await runWith(kind);
+			expectEveryRecordOnce(run);
+			// the gateway answered instead of the service: the PUT it swallowed is sent again
+			expect(api('GET').filter((call) => call.fault === kind)).toHaveLength(1);
+			expect(api('PUT').filter((call) => call.fault === kind)).toHaveLength(1);
+			expect(api('GET').filter((call) => call.fault === undefined)).toHaveLength(
+				Math.ceil(before.length / 500),
+			);
+			expect(api('PUT')).toHaveLength(ROWS.length + 1);
+		},
+	);
+
+	test('JSON cut short in a whole answer: the page is read again, the PUT (already done) is sent again', async () => {
+		const run = await runWith('truncated');
+		expectEveryRecordOnce(run);
+		expect(api('GET').filter((call) => call.fault === 'truncated')).toHaveLength(1);
+		expect(api('PUT')).toHaveLength(ROWS.length + 1);
+	});
+
 	test('a connection dropped before the answer: the call is sent again', async () => {
 		const run = await runWith('reset');
 		expectEveryRecordOnce(run);

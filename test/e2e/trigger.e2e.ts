@@ -311,31 +311,42 @@ describe('Stockroom Trigger published in real n8n', () => {
 		);
 	});
 
-	test('while the service fails, polls emit nothing and keep their place; after it recovers each change is emitted once', async () => {
-		const synced = await syncAsset(6);
-		const signed = await putContract('E2E-C4', 'E2E Fault Vendor');
-		// a 500 is not retried: every poll fails at once
-		sandbox.setFaults('500:1');
-		sandbox.resetStats();
+	test.each([
+		['fails (500, not retried)', '500:1', ['500'], 6],
+		[
+			"is behind a gateway that answers 200 with what is not the service's (a maintenance page, JSON cut short, another shape)",
+			'maintenance:0.34,shape:0.33,truncated:0.33',
+			['maintenance', 'shape', 'truncated'],
+			7,
+		],
+	] as const)(
+		'while the service %s, polls emit nothing and keep their place; after it recovers each change is emitted once',
+		async (_, faults, kinds, index) => {
+			const synced = await syncAsset(index);
+			const signed = await putContract(`E2E-C4-${index}`, 'E2E Fault Vendor');
+			sandbox.setFaults(faults);
+			sandbox.resetStats();
 
-		await delay(NEXT_POLL_MS);
-		expect(sandbox.journal().every((call) => call.status === 500)).toBe(true);
-		const duringFault = newExecutions();
-		expect(duringFault.filter((execution) => execution.status === 'success')).toEqual([]);
-		seen += duringFault.length;
+			await delay(NEXT_POLL_MS);
+			const calls = sandbox.journal().filter((call) => call.path.startsWith('/api/'));
+			expect(new Set(calls.map((call) => call.fault))).toEqual(new Set(kinds));
+			const duringFault = newExecutions();
+			expect(duringFault.filter((execution) => execution.status === 'success')).toEqual([]);
+			seen += duringFault.length;
 
-		sandbox.setFaults('');
-		const executions = await emittedAfterPolls(4);
+			sandbox.setFaults('');
+			const executions = await emittedAfterPolls(4);
 
-		expect(emittedBy(executions)).toEqual(
-			sortedIds({
-				'Assets changed': [synced],
-				'Assets synced': [synced],
-				'Agreements dated': [signed],
-				'E2E contracts changed': [signed],
-			}),
-		);
-	});
+			expect(emittedBy(executions)).toEqual(
+				sortedIds({
+					'Assets changed': [synced],
+					'Assets synced': [synced],
+					'Agreements dated': [signed],
+					'E2E contracts changed': [signed],
+				}),
+			);
+		},
+	);
 
 	test('"Fetch Test Event" shows the asset with the most recent Last Synced At', async () => {
 		const latest = sandbox.store.assets
