@@ -54,6 +54,8 @@ export interface SandboxStats {
 	bytesSent: number;
 	/** The most API and token requests the sandbox was answering at one time. */
 	maxInFlight: number;
+	/** The requests it is answering now (a client that gave one up has closed it). */
+	inFlight: number;
 }
 
 /** One request as the sandbox received it (the journal keeps the last 1,000). */
@@ -137,7 +139,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		await dataFile.flush();
 	}
 
-	const emptyStats = (): SandboxStats => ({
+	const emptyStats = (): Omit<SandboxStats, 'inFlight'> => ({
 		requests: {},
 		totalRequests: 0,
 		bytesSent: 0,
@@ -300,7 +302,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 			if (!app) throw new Error(`no client app '${clientId}'`);
 			return authority.issue(app, scopes);
 		},
-		stats: () => structuredClone(stats),
+		stats: () => ({ ...structuredClone(stats), inFlight }),
 		resetStats: () => {
 			stats = emptyStats();
 			journal = [];

@@ -1,4 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
+import { runInThisContext } from 'node:vm';
 import { StockroomAsset } from '../../nodes/StockroomAsset/StockroomAsset.node';
 import { createSandbox, type Sandbox } from '../../sandbox/server';
 import { createGateway, type Gateway } from '../helpers/gateway';
@@ -53,17 +54,26 @@ describe('paging without loose ends', () => {
 		credential = sandboxCredential(sandbox);
 	});
 
-	// jest fails a test in which a promise rejection goes unhandled
 	test('a page asked for ahead that fails while the current page is read is no unhandled rejection', async () => {
-		// page 2, asked for ahead, loses its connection at once (Max Attempts 1: no retry) while
-		// page 1 is still arriving
-		sandbox.failNext(1, 'reset', 1);
-		const error = await failureOf(
-			runNode(node, { parameters: byHundreds({ maxAttempts: 1 }), credential }),
-		);
-		expect(error.message).toMatch(/^Could not list assets: the connection failed \(ECONNRESET\)/);
-		expect(apiCalls().map((call) => call.query.after === undefined)).toEqual([true, false]);
-		await pause(50);
+		// the process's own events (jest's `process` is a copy of it for the test's context)
+		const realProcess = runInThisContext('process') as NodeJS.Process;
+		const unhandled: unknown[] = [];
+		const onUnhandled = (reason: unknown) => unhandled.push(reason);
+		realProcess.on('unhandledRejection', onUnhandled);
+		try {
+			// page 2, asked for ahead, loses its connection at once (Max Attempts 1: no retry) while
+			// page 1 is still arriving
+			sandbox.failNext(1, 'reset', 1);
+			const error = await failureOf(
+				runNode(node, { parameters: byHundreds({ maxAttempts: 1 }), credential }),
+			);
+			expect(error.message).toMatch(/^Could not list assets: the connection failed \(ECONNRESET\)/);
+			expect(apiCalls().map((call) => call.query.after === undefined)).toEqual([true, false]);
+			await pause(50);
+			expect(unhandled).toEqual([]);
+		} finally {
+			realProcess.off('unhandledRejection', onUnhandled);
+		}
 	});
 
 	test('when the current page fails for good, the page asked for ahead is abandoned: no request and no retry after the node stopped', async () => {
@@ -80,6 +90,9 @@ describe('paging without loose ends', () => {
 		);
 		expect(error.message).toMatch(/^Could not list assets: the answer is not the service's/);
 		expect(Date.now() - started).toBeLessThan(1_000);
+		// the request for page 2 was closed when the node gave it up, long before its timeout
+		await pause(100);
+		expect(sandbox.stats().inFlight).toBe(0);
 		// the hanging request was closed, and its retry (after its 1 s timeout) never sent
 		await pause(2_500);
 		expect(apiCalls().map((call) => call.query.after === undefined)).toEqual([true, false, true]);
