@@ -361,7 +361,7 @@ describe('Stockroom Asset in real n8n', () => {
 			call.query.filter?.startsWith('deviceName eq'),
 		);
 		expect(sent?.query.filter).toBe(
-			`deviceName eq ${JSON.stringify(AWKWARD)} and externalId eq ${JSON.stringify(AWKWARD_EXTERNAL_ID)} and status ne "Retired"`,
+			`deviceName eq ${JSON.stringify(AWKWARD)} and externalId eq ${JSON.stringify(AWKWARD_EXTERNAL_ID)} and not (status eq "Retired")`,
 		);
 	});
 

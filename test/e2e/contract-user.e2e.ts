@@ -241,7 +241,7 @@ describe('Stockroom Contract and User in real n8n', () => {
 			const sent = calls('GET', '/api/contracts/v1').filter((call) => call.query.limit === '20');
 			expect(sent.length).toBe(Math.ceil(expected.length / 20));
 			expect(sent[0].query.filter).toBe(
-				'type ne "MSA" and lineItems[unitCount gt 100 and currency eq "EUR"]',
+				'not (type eq "MSA") and lineItems[unitCount gt 100 and currency eq "EUR"]',
 			);
 		});
 

@@ -214,7 +214,7 @@ describe('the examples in real n8n, against the demo sandbox', () => {
 		]);
 		const lists = sandbox.journal().filter((call) => call.path === '/api/assets/v1');
 		expect(lists).toHaveLength(pages);
-		expect(lists.every((call) => call.query.filter === 'status ne "Retired"')).toBe(true);
+		expect(lists.every((call) => call.query.filter === 'not (status eq "Retired")')).toBe(true);
 		// the loop went round once per page; the parent kept only cursors and totals
 		const loops = run.data.resultData.runData['Sync one page'];
 		expect(loops).toHaveLength(pages);
