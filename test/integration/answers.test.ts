@@ -6,6 +6,7 @@ import type { FaultKind } from '../../sandbox/faults';
 import { createSandbox, type Sandbox } from '../../sandbox/server';
 import { createGateway } from '../helpers/gateway';
 import { runNode, sandboxCredential, type CredentialStore } from '../helpers/n8n';
+import { failureOf } from '../helpers/outcomes';
 
 /**
  * Answers with status 200 that are not what the service sends (a gateway's maintenance page, JSON
@@ -180,16 +181,6 @@ const KINDS: Array<[FaultKind, string, RegExp]> = [
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const source = (pattern: string | RegExp) =>
 	typeof pattern === 'string' ? escape(pattern) : pattern.source.replace(/^\^|\$$/g, '');
-
-/** The error a run ends with, or a failure when it does not fail. */
-async function failureOf(run: Promise<unknown>): Promise<Error & { description?: string }> {
-	const outcome = await run.then(
-		() => undefined,
-		(error: Error) => error,
-	);
-	if (!outcome) throw new Error('expected the run to fail');
-	return outcome;
-}
 
 describe('answers that are not the service’s, for every operation', () => {
 	let sandbox: Sandbox;

@@ -2,6 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { StockroomAsset } from '../../nodes/StockroomAsset/StockroomAsset.node';
 import { createSandbox, type Sandbox } from '../../sandbox/server';
 import { runNode, sandboxCredential, type CredentialStore } from '../helpers/n8n';
+import { failureOf } from '../helpers/outcomes';
 
 /**
  * The item loop at its edges: On Error: Stop stops (no write starts after an item failed, and the
@@ -12,15 +13,6 @@ import { runNode, sandboxCredential, type CredentialStore } from '../helpers/n8n
 const node = new StockroomAsset();
 /** Create or Update sends up to this many items at once. */
 const CONCURRENCY = 8;
-
-async function failureOf(run: Promise<unknown>): Promise<Error & { description?: string }> {
-	const outcome = await run.then(
-		() => undefined,
-		(error: Error) => error,
-	);
-	if (!outcome) throw new Error('expected the run to fail');
-	return outcome;
-}
 
 describe('the item loop', () => {
 	let sandbox: Sandbox;

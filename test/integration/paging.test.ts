@@ -4,6 +4,7 @@ import { StockroomAsset } from '../../nodes/StockroomAsset/StockroomAsset.node';
 import { createSandbox, type Sandbox } from '../../sandbox/server';
 import { createGateway, type Gateway } from '../helpers/gateway';
 import { runNode, sandboxCredential } from '../helpers/n8n';
+import { failureOf } from '../helpers/outcomes';
 
 /**
  * The edges of pipelined paging: a page asked for ahead is never left behind (no unhandled
@@ -13,15 +14,6 @@ import { runNode, sandboxCredential } from '../helpers/n8n';
 
 const node = new StockroomAsset();
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function failureOf(run: Promise<unknown>): Promise<Error & { description?: string }> {
-	const outcome = await run.then(
-		() => undefined,
-		(error: Error) => error,
-	);
-	if (!outcome) throw new Error('expected the run to fail');
-	return outcome;
-}
 
 describe('paging without loose ends', () => {
 	let sandbox: Sandbox;

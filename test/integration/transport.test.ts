@@ -3,22 +3,11 @@ import { StockroomAsset } from '../../nodes/StockroomAsset/StockroomAsset.node';
 import { normalizeBaseUrl, onBaseOrigin } from '../../nodes/shared/transport';
 import { createSandbox, type Sandbox } from '../../sandbox/server';
 import { runNode, sandboxCredential } from '../helpers/n8n';
+import { failureOf } from '../helpers/outcomes';
 import { newAsset } from '../sandbox/support/harness';
 
 const node = new StockroomAsset();
 const listAll = { operation: 'getAll', returnAll: true } as const;
-
-/** The error a run ends with, or a failure when it does not fail. */
-async function failureOf(
-	run: Promise<unknown>,
-): Promise<Error & { description?: string; httpCode?: string }> {
-	const outcome = await run.then(
-		() => undefined,
-		(error: Error) => error,
-	);
-	if (!outcome) throw new Error('expected the run to fail');
-	return outcome;
-}
 
 describe('transport: tokens, retries and errors through n8n-core', () => {
 	let sandbox: Sandbox;

@@ -1,19 +1,9 @@
-import type { INodeProperties, INodePropertyCollection, INodeTypeDescription } from 'n8n-workflow';
+import type { INodeTypeDescription } from 'n8n-workflow';
 import { StockroomAsset } from '../../nodes/StockroomAsset/StockroomAsset.node';
 import { StockroomContract } from '../../nodes/StockroomContract/StockroomContract.node';
 import { StockroomTrigger } from '../../nodes/StockroomTrigger/StockroomTrigger.node';
 import { StockroomUser } from '../../nodes/StockroomUser/StockroomUser.node';
-
-/** Every parameter of a description, however deep in collections it sits. */
-function allParameters(properties: readonly unknown[]): INodeProperties[] {
-	const found: INodeProperties[] = [];
-	for (const entry of properties as Array<INodeProperties & INodePropertyCollection>) {
-		if (entry.type !== undefined) found.push(entry);
-		if (Array.isArray(entry.options)) found.push(...allParameters(entry.options));
-		if (Array.isArray(entry.values)) found.push(...allParameters(entry.values));
-	}
-	return found;
-}
+import { allParameters } from '../helpers/outcomes';
 
 const nodes: Array<[string, INodeTypeDescription]> = [
 	['Asset', new StockroomAsset().description],

@@ -1,4 +1,4 @@
-import type { IDataObject, INodeProperties, INodePropertyCollection } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { StockroomAsset } from '../../../nodes/StockroomAsset/StockroomAsset.node';
 import { StockroomContract } from '../../../nodes/StockroomContract/StockroomContract.node';
 import { StockroomTrigger } from '../../../nodes/StockroomTrigger/StockroomTrigger.node';
@@ -10,6 +10,7 @@ import { assetSchema } from '../../../nodes/shared/schema/asset';
 import { contractSchema } from '../../../nodes/shared/schema/contract';
 import { userSchema } from '../../../nodes/shared/schema/user';
 import type { ResourceSchema } from '../../../nodes/shared/schema/fields';
+import { allParameters } from '../../helpers/outcomes';
 
 /**
  * What a builder row means, with expectations written by hand: a day on a date-time field is the
@@ -135,17 +136,6 @@ describe('"is not equal to" and "does not contain" agree on records with no valu
 		expect(said('Does Not Contain')).toEqual(said('Is Not Equal To'));
 	});
 });
-
-/** Every parameter of a description, however deep in collections it sits. */
-function allParameters(properties: readonly unknown[]): INodeProperties[] {
-	const found: INodeProperties[] = [];
-	for (const entry of properties as Array<INodeProperties & INodePropertyCollection>) {
-		if (entry.type !== undefined) found.push(entry);
-		if (Array.isArray(entry.options)) found.push(...allParameters(entry.options));
-		if (Array.isArray(entry.values)) found.push(...allParameters(entry.values));
-	}
-	return found;
-}
 
 describe('the Expression notice’s example fits the node’s own resource', () => {
 	const notices = (properties: INodeProperties[]) =>
