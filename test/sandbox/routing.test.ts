@@ -133,6 +133,7 @@ describe('routing and robustness', () => {
 			totalRequests: 0,
 			bytesSent: 0,
 			maxInFlight: 0,
+			inFlight: 0,
 		});
 	});
 });
