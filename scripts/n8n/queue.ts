@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,10 +14,12 @@ import { summarizeRun } from './runData';
 import type { StoredExecution } from './executions';
 
 /**
- * Queue mode as n8n runs it in production, on this machine: a private Redis and Postgres (Debian's
- * packages, installed by scripts/e2e-queue.sh) on loopback, started here and stopped after.
+ * Queue mode as n8n runs it in production, on this machine: a private Redis (Debian's) and Postgres
+ * 17 (a version n8n 2.41 supports, from the npm registry), both installed by scripts/queue-deps.sh,
+ * on loopback, started here and stopped after.
  */
-const PG_BIN = '/usr/lib/postgresql/15/bin';
+const PG_BIN =
+	process.env.STOCKROOM_PG_BIN ?? '/opt/n8n-nodes-stockroom/postgres-17.10.0-beta.17/bin';
 const OUTPUT_LIMIT = 1 << 20;
 
 /** Runs a command as the `postgres` user (Postgres refuses to run as root). */
@@ -54,7 +56,7 @@ export async function startQueueServices(): Promise<QueueServices> {
 	for (const binary of ['/usr/bin/redis-server', path.join(PG_BIN, 'initdb')]) {
 		if (!existsSync(binary)) {
 			throw new HarnessError(
-				`${binary} is missing: run scripts/e2e-queue.sh (it installs redis-server and postgresql)`,
+				`${binary} is missing: run scripts/e2e-queue.sh (scripts/queue-deps.sh installs Redis and Postgres 17)`,
 			);
 		}
 	}
@@ -191,8 +193,17 @@ export async function startWorker(
 		['--uts', 'bash', '-c', 'hostname "$0" && exec "$@"', name, command, ...args],
 		{ env, stdio: ['ignore', 'pipe', 'pipe'] },
 	);
+	// STOCKROOM_N8N_LOG_DIR keeps every worker's output too, for looking into a failed run
+	const log = process.env.STOCKROOM_N8N_LOG_DIR
+		? createWriteStream(
+				path.join(process.env.STOCKROOM_N8N_LOG_DIR, `worker-${name}-${Date.now()}.log`),
+			)
+		: undefined;
 	let output = '';
-	const collect = (chunk: string) => (output = (output + chunk).slice(-OUTPUT_LIMIT));
+	const collect = (chunk: string) => {
+		output = (output + chunk).slice(-OUTPUT_LIMIT);
+		log?.write(chunk);
+	};
 	child.stdout.setEncoding('utf8').on('data', collect);
 	child.stderr.setEncoding('utf8').on('data', collect);
 	const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
