@@ -2,7 +2,7 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { all, compare, printFilter, type FilterNode } from '../shared/filter';
 import { paginate } from '../shared/transport';
 import type { ChangeEvent } from './events';
-import { packMemory, RecordMemory, type PackedMemory } from './memory';
+import { packMemory, RecordMemory, UNIT_MS, type PackedMemory } from './memory';
 import { walk, type WalkSettings, type WalkState } from './walk';
 
 /**
@@ -58,6 +58,9 @@ export function instantOf(value: unknown): number | undefined {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+const isoDay = (ms: number) => iso(ms).slice(0, 10);
+/** Records read by each probe of "Fetch Test Event": enough to climb fast, small to send. */
+const PROBE_PAGE_SIZE = 100;
 const modifiedAt = (record: IDataObject) => instantOf(record.lastModifiedDtm) ?? 0;
 
 /** Keeps the `limit` records with the largest watched instant, most recent first. */
@@ -179,39 +182,70 @@ async function startFromNow(
 	};
 }
 
-/** "Fetch Test Event": the record with the most recent watched value, looking further back until one is found. */
+/**
+ * "Fetch Test Event": the record with the latest watched value (Record Changed: the latest
+ * modification), found without reading every recent record (the service cannot sort, and a fleet
+ * sync can put every asset in the last hour). Each probe reads one small page of the records at or
+ * after an instant; the largest value on it is a lower bound, an empty page an upper bound, so the
+ * search gallops up and then halves: about 2 × log2(the span in units) pages at most, whatever the
+ * fleet's size.
+ */
 export async function latestChange(
 	context: IPollFunctions,
 	settings: ChangeSettings,
 ): Promise<IDataObject | undefined> {
 	const { event } = settings;
-	const DAY = 86_400_000;
-	for (const back of [DAY, 30 * DAY, 365 * DAY, undefined]) {
-		const start = back === undefined ? undefined : iso(Date.now() - back);
+	const unit = UNIT_MS[event.unit];
+	const topOf = async (from: number | undefined): Promise<IDataObject | undefined> => {
 		const qs: IDataObject = {};
+		const start = from === undefined ? undefined : event.unit === 'day' ? isoDay(from) : iso(from);
 		// a recent value, or (Record Changed) a recent modification
 		if (start !== undefined && !event.watchesValue) qs.since = start;
 		const window =
-			start !== undefined && event.watchesValue
-				? compare(event.field, 'ge', event.unit === 'day' ? start.slice(0, 10) : start)
-				: undefined;
+			start !== undefined && event.watchesValue ? compare(event.field, 'ge', start) : undefined;
 		const combined = all(settings.filter, window);
 		if (combined) qs.filter = printFilter(combined);
-		let latest: IDataObject | undefined;
+		let top: IDataObject | undefined;
 		const pages = paginate.call(context, event.path, qs, {
 			operation: settings.operation,
-			pageSize: settings.pageSize,
+			pageSize: Math.min(settings.pageSize, PROBE_PAGE_SIZE),
+			maxPages: 1,
 			retry: settings.retry,
 		});
 		for await (const page of pages) {
 			for (const record of page.records) {
 				const instant = instantOf(record[event.field]);
-				if (instant !== undefined && instant > (instantOf(latest?.[event.field]) ?? -Infinity))
-					latest = record;
+				if (instant !== undefined && instant > (instantOf(top?.[event.field]) ?? -Infinity))
+					top = record;
 			}
-			if (!settings.withinBudget()) break;
 		}
-		if (latest) return latest;
+		return top;
+	};
+
+	const DAY = 86_400_000;
+	let latest: IDataObject | undefined;
+	// a first record, from the most recent window that has one
+	for (const back of [DAY, 30 * DAY, 365 * DAY, undefined]) {
+		latest = await topOf(back === undefined ? undefined : Date.now() - back);
+		if (latest) break;
 	}
-	return undefined;
+	if (!latest) return undefined;
+	let low = instantOf(latest[event.field]) as number;
+	let empty = Infinity;
+	let step = unit;
+	while (low + unit < empty && settings.withinBudget()) {
+		const from =
+			empty === Infinity
+				? low + step
+				: low + Math.max(unit, Math.floor((empty - low) / 2 / unit) * unit);
+		const top = await topOf(from);
+		if (top) {
+			latest = top;
+			low = instantOf(top[event.field]) as number;
+			step *= 2;
+		} else {
+			empty = from;
+		}
+	}
+	return latest;
 }

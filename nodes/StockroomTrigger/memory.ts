@@ -17,7 +17,7 @@ export interface PackedMemory {
 	data: string;
 }
 
-const UNIT_MS: Record<MemoryUnit, number> = { ms: 1, day: 86_400_000 };
+export const UNIT_MS: Record<MemoryUnit, number> = { ms: 1, day: 86_400_000 };
 const HEX_ID = /^[0-9a-f]{24}$/;
 const HEX_IDS = 1;
 const TEXT_IDS = 2;
