@@ -18,9 +18,5 @@ results="$(mktemp)"
 trap 'rm -f "$results"' EXIT
 STOCKROOM_E2E_QUEUE=1 STOCKROOM_E2E_DURABLE_CURSORS=1 npx jest -c jest.e2e-queue.config.js --runInBand --json --outputFile="$results" "$@"
 status=$?
-node -e '
-	const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-	const failed = r.numFailedTests + r.numRuntimeErrorTestSuites;
-	console.log(`\n${r.numPassedTests} passed, ${failed} failed`);
-' "$results" 2>/dev/null || echo "0 passed, 1 failed"
+node scripts/jest-summary.cjs "$results" --files 2>/dev/null || echo "0 passed, 1 failed"
 exit $status

@@ -22,9 +22,5 @@ if [ "$major" -lt 2 ] && [ "$minor" -lt 100 ]; then
 fi
 npx jest -c jest.e2e.config.js --runInBand --json --outputFile="$results" "$@" "${ignore[@]}"
 status=$?
-node -e '
-	const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-	const failed = r.numFailedTests + r.numRuntimeErrorTestSuites;
-	console.log(`\n${r.numPassedTests} passed, ${failed} failed`);
-' "$results" 2>/dev/null || echo "0 passed, 1 failed"
+node scripts/jest-summary.cjs "$results" --files 2>/dev/null || echo "0 passed, 1 failed"
 exit $status

@@ -16,10 +16,6 @@ step 'tests'
 results="$(mktemp)"
 npx jest --json --outputFile="$results" "$@"
 status=$?
-node -e '
-	const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-	const failed = r.numFailedTests + r.numRuntimeErrorTestSuites;
-	console.log(`\n${r.numPassedTests} passed, ${failed} failed`);
-' "$results" || fail 'no test results'
+node scripts/jest-summary.cjs "$results" || fail 'no test results'
 rm -f "$results"
 exit $status
