@@ -11,7 +11,8 @@ source scripts/deps.sh || exit 1
 
 source scripts/queue-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
 
-npm run -s build || exit 1
+# STOCKROOM_E2E_BUILT=1: dist/ is already built (CI builds once and runs suites side by side)
+[ "${STOCKROOM_E2E_BUILT:-}" = 1 ] || npm run -s build || exit 1
 bash scripts/n8n-install.sh > /dev/null || exit 1
 
 results="$(mktemp)"

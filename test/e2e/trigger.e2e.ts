@@ -16,16 +16,18 @@ import {
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
-/** n8n accepts one cron entry per fixed second: four of them poll every 15 seconds. */
-const POLL_EVERY_MS = 15_000;
+/** n8n accepts one cron entry per fixed second: twelve of them poll every 5 seconds. */
+const POLL_EVERY_MS = 5000;
 const POLL_TIMES = {
-	item: [0, 15, 30, 45].map((second) => ({
+	item: Array.from({ length: 60_000 / POLL_EVERY_MS }, (_, index) => ({
 		mode: 'custom',
-		cronExpression: `${second} * * * * *`,
+		cronExpression: `${(index * POLL_EVERY_MS) / 1000} * * * * *`,
 	})),
 };
 /** A poll of every trigger and some: anything emitted a second time would show by then. */
 const NEXT_POLL_MS = POLL_EVERY_MS + 5000;
+/** Long enough for every trigger to meet each kind of fault (each is drawn at random per call). */
+const FAULT_WINDOW_MS = 20_000;
 const BULK = 20_000;
 
 /** The trigger nodes of one published workflow. */
@@ -327,7 +329,7 @@ describe('Stockroom Trigger published in real n8n', () => {
 			sandbox.setFaults(faults);
 			sandbox.resetStats();
 
-			await delay(NEXT_POLL_MS);
+			await delay(FAULT_WINDOW_MS);
 			const calls = sandbox.journal().filter((call) => call.path.startsWith('/api/'));
 			expect(new Set(calls.map((call) => call.fault))).toEqual(new Set(kinds));
 			const duringFault = newExecutions();
