@@ -13,7 +13,8 @@ export class StockroomAsset implements INodeType {
 		name: 'stockroomAsset',
 		icon: { light: 'file:../../icons/stockroom.svg', dark: 'file:../../icons/stockroom.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle:
 			'={{ { upsert: "Create or Update", delete: "Delete", get: "Get", getAll: "Get Many", update: "Update" }[$parameter["operation"]] }}',
 		description:

@@ -48,13 +48,15 @@ export function readInputRecord(
 
 /**
  * The record filled in field by field: the form's own fields (required ones, and optional ones
- * shown beside them, which are not sent when left empty), then the Additional Fields.
+ * shown beside them, which are not sent when left empty), then those of a collection (Additional
+ * Fields, or Merge's Fields to Set).
  */
 export function readFormFields(
 	this: IExecuteFunctions,
 	i: number,
 	schema: ResourceSchema,
 	formFields: INodeProperties[],
+	collection = 'additionalFields',
 ): IDataObject {
 	const fields: IDataObject = {};
 	for (const property of formFields) {
@@ -62,6 +64,6 @@ export function readFormFields(
 		if (value === '' && !property.required) continue;
 		fields[property.name] = value;
 	}
-	Object.assign(fields, this.getNodeParameter('additionalFields', i, {}) as IDataObject);
+	Object.assign(fields, this.getNodeParameter(collection, i, {}) as IDataObject);
 	return normalizeRecord(schema.fields, fields, this.getTimezone());
 }

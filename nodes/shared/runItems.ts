@@ -27,6 +27,15 @@ export interface Operation<Prepared = unknown> {
 		itemIndex: number,
 		cache: ExecutionCache,
 	): Promise<IDataObject[]>;
+	/**
+	 * Work done once for all prepared items before any is executed (records looked up in
+	 * batches); gives the items it failed for, with the error. It may complete `prepared`.
+	 */
+	batch?(
+		this: IExecuteFunctions,
+		prepared: Map<number, Prepared>,
+		cache: ExecutionCache,
+	): Promise<Map<number, unknown>>;
 	/** Items sent at once; writes are independent per item. Defaults to 1. */
 	concurrency?: number;
 	/** The operation changes records: a stopped run says which items it wrote. */
@@ -111,6 +120,15 @@ export async function runItems(
 			const itemError = toItemError(this, error, i);
 			if (!continueOnFail) throw itemError;
 			failures.set(i, itemError);
+		}
+	}
+
+	if (operation.batch && prepared.size) {
+		for (const [i, error] of await operation.batch.call(this, prepared, cache)) {
+			const itemError = toItemError(this, error, i);
+			if (!continueOnFail) throw itemError;
+			failures.set(i, itemError);
+			prepared.delete(i);
 		}
 	}
 
