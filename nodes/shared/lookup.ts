@@ -14,14 +14,14 @@ import {
  */
 export const MAX_LOOKUP_FILTER_LENGTH = 6000;
 
-/** Groups External IDs so that each group's `or` chain stays within the URL length. */
-export function lookupBatches(externalIds: readonly string[]): string[][] {
+/** Groups values so that each group's `or` chain (`field eq "a" or ...`) stays within the URL length. */
+export function lookupBatches(field: string, values: readonly string[]): string[][] {
 	const joiner = encodeURIComponent(' or ').length;
 	const batches: string[][] = [];
 	let batch: string[] = [];
 	let length = 0;
-	for (const externalId of new Set(externalIds)) {
-		const clause = encodeURIComponent(printFilter(compare('externalId', 'eq', externalId))).length;
+	for (const value of new Set(values)) {
+		const clause = encodeURIComponent(printFilter(compare(field, 'eq', value))).length;
 		const full =
 			length + joiner + clause > MAX_LOOKUP_FILTER_LENGTH || batch.length === MAX_PAGE_SIZE;
 		if (batch.length && full) {
@@ -30,35 +30,36 @@ export function lookupBatches(externalIds: readonly string[]): string[][] {
 			length = 0;
 		}
 		length += (batch.length ? joiner : 0) + clause;
-		batch.push(externalId);
+		batch.push(value);
 	}
 	if (batch.length) batches.push(batch);
 	return batches;
 }
 
 /**
- * The records with these External IDs, by External ID: one filtered list request per batch
- * (`externalId eq "a" or externalId eq "b" ...`), never one request per record. The service
- * compares text case-insensitively, but a write matches the External ID exactly: only exact
- * matches count.
+ * The records whose `field` has one of these values, by value: one filtered list request per
+ * batch (`field eq "a" or field eq "b" ...`), never one request per record. The service compares
+ * text case-insensitively, but a write matches an External ID exactly: only exact matches count.
+ * A value two records share gives both.
  */
-export async function findByExternalIds(
+export async function findByField(
 	context: RequestContext,
 	path: string,
 	nouns: string,
-	externalIds: readonly string[],
-	options: { retry?: RetryPolicy; itemIndex?: number },
-): Promise<Map<string, IDataObject>> {
-	const found = new Map<string, IDataObject>();
-	for (const batch of lookupBatches(externalIds)) {
-		const filter = printFilter(any(...batch.map((id) => compare('externalId', 'eq', id)))!);
+	field: string,
+	values: readonly string[],
+	options: { retry?: RetryPolicy; itemIndex?: number; label?: string },
+): Promise<Map<string, IDataObject[]>> {
+	const found = new Map<string, IDataObject[]>();
+	for (const batch of lookupBatches(field, values)) {
+		const filter = printFilter(any(...batch.map((value) => compare(field, 'eq', value)))!);
 		const records = await collect(
 			paginate.call(
 				context,
 				path,
 				{ filter },
 				{
-					operation: `look up ${nouns} by External ID`,
+					operation: `look up ${nouns} by ${options.label ?? field}`,
 					pageSize: MAX_PAGE_SIZE,
 					itemIndex: options.itemIndex,
 					retry: options.retry,
@@ -67,8 +68,9 @@ export async function findByExternalIds(
 		);
 		const wanted = new Set(batch);
 		for (const record of records) {
-			const externalId = record.externalId;
-			if (typeof externalId === 'string' && wanted.has(externalId)) found.set(externalId, record);
+			const value = record[field];
+			if (typeof value === 'string' && wanted.has(value))
+				found.set(value, [...(found.get(value) ?? []), record]);
 		}
 	}
 	return found;

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { fieldProperty, optionalFieldProperties } from './descriptions/recordFields';
-import { findByExternalIds } from './lookup';
+import { findByField } from './lookup';
 import { InvalidItemError } from './runItems';
 import type { ResourceSchema } from './schema/fields';
 import { validateRecord, type ValidateOptions } from './schema/validate';
@@ -95,21 +95,22 @@ export function mergeLookup(schema: ResourceSchema, path: string, nouns: string,
 		const failures = new Map<number, unknown>();
 		if (!merging.length) return failures;
 		const [firstIndex, first] = merging[0];
-		let found: Map<string, IDataObject>;
+		let found: Map<string, IDataObject[]>;
 		try {
-			found = await findByExternalIds(
+			found = await findByField(
 				this,
 				path,
 				nouns,
+				'externalId',
 				merging.map(([, item]) => String(item.body.externalId)),
-				{ retry: first.retry, itemIndex: firstIndex },
+				{ retry: first.retry, itemIndex: firstIndex, label: 'External ID' },
 			);
 		} catch (error) {
 			for (const [i] of merging) failures.set(i, error);
 			return failures;
 		}
 		for (const [i, item] of merging) {
-			const existing = found.get(String(item.body.externalId));
+			const [existing] = found.get(String(item.body.externalId)) ?? [];
 			if (existing) {
 				item.existing = existing;
 				continue;
