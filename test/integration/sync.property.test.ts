@@ -111,11 +111,12 @@ describe('Sync property: the scope ends equal to the source, and nothing else mo
 		const { lastModifiedDtm: _at, lastModifiedBy: _by, ...rest } = record;
 		return rest;
 	};
-	const notOwned = (record: IDataObject | undefined) => {
-		const rest = { ...withoutBookkeeping(record) };
-		for (const field of [...OWNED, 'statusType']) delete rest[field];
-		return rest;
-	};
+	const notOwned = (record: IDataObject | undefined) =>
+		Object.fromEntries(
+			Object.entries(withoutBookkeeping(record) ?? {}).filter(
+				([field]) => !(OWNED as readonly string[]).includes(field) && field !== 'statusType',
+			),
+		);
 
 	async function check({ stored, source, missingRecords }: World): Promise<void> {
 		sandbox.reset();

@@ -97,25 +97,45 @@ describe('Asset Sync against the sandbox', () => {
 		expect(stored('SYNC-5')).toMatchObject({ status: 'Deployed' });
 	});
 
-	test('a second run right after the first writes nothing', async () => {
+	test('a second run right after the first writes nothing, for every kind of field', async () => {
+		// dates, date-times, numbers, booleans, currencies and e-mails as a source would send them
+		const kinds = (n: number) => ({
+			purchasedDate: '2024-02-29',
+			lastSyncDtm: `2026-11-2${n}T08:15:00Z`,
+			enrolledDtm: new Date(Date.UTC(2025, 0, n, 9, 30)).toISOString(),
+			netPrice: 1234.5 + n,
+			netPriceCurrency: 'EUR',
+			isEncrypted: n % 2 === 0,
+			assignedToEmail: n === 2 ? '' : `person${n}@northwind.example`,
+			platform: 'Mac',
+		});
 		const input = [
-			row(1, { deviceName: 'Changed' }),
-			row(2),
-			row(3),
-			row(4),
-			{ ...row(1), externalId: 'SYNC-9', serialNumber: 'SN-9' },
+			row(1, { deviceName: 'Changed', ...kinds(1) }),
+			row(2, kinds(2)),
+			row(3, kinds(3)),
+			row(4, kinds(4)),
+			{ ...row(1), externalId: 'SYNC-9', serialNumber: 'SN-9', ...kinds(9) },
 		];
-		await sync(input, { missingRecords: 'setStatus', options: { maxRemovalPercent: 50 } });
-		sandbox.resetStats();
-		const [items] = await sync(input, {
+		const parameters = {
+			fieldsToSync: [
+				'deviceName',
+				'status',
+				'hardwareVendor',
+				'serialNumber',
+				...Object.keys(kinds(1)),
+			],
 			missingRecords: 'setStatus',
 			options: { maxRemovalPercent: 50 },
-		});
+		};
+		await sync(input, parameters);
+		sandbox.resetStats();
+		const [items] = await sync(input, parameters);
 		expect(writes()).toEqual([]);
 		expect(apiCalls()).toHaveLength(1);
-		expect(new Set(items.map((item) => item.json.action))).toEqual(
-			new Set(['unchanged', 'missing']),
-		);
+		expect(items.map((item) => item.json.action)).toEqual([
+			...Array(5).fill('unchanged'),
+			'missing',
+		]);
 	});
 
 	test('missing records: Set Status writes the status only; Delete deletes', async () => {

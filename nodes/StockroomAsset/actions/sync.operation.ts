@@ -97,7 +97,9 @@ const properties: INodeProperties[] = [
 		displayName: 'Status',
 		name: 'missingStatus',
 		type: 'options',
-		options: ASSET_STATUSES.map((status) => ({ name: enumLabel(status), value: status })),
+		options: ASSET_STATUSES.map((status) => ({ name: enumLabel(status), value: status })).sort(
+			(a, b) => a.name.localeCompare(b.name),
+		),
 		default: 'Retired',
 		displayOptions: { show: { missingRecords: ['setStatus'] } },
 	},
