@@ -2,8 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { normalizeRecord, withoutReadOnly } from './records';
 import type { ResourceSchema } from './schema/fields';
 
-/** Fill the record in field by field, or send the input item's JSON as the record. */
-export function inputModeProperty(noun: string): INodeProperties {
+/**
+ * Fill the record in field by field, or send the input item's JSON as the record; with
+ * `mapColumns`, also map columns (a resourceMapper named `columns`).
+ */
+export function inputModeProperty(noun: string, mapColumns = false): INodeProperties {
 	return {
 		displayName: 'Input Data',
 		name: 'inputMode',
@@ -14,6 +17,15 @@ export function inputModeProperty(noun: string): INodeProperties {
 				value: 'fields',
 				description: `Set each ${noun} field in this node`,
 			},
+			...(mapColumns
+				? [
+						{
+							name: 'Map Columns',
+							value: 'map',
+							description: `Map the input's fields to ${noun} fields, each typed (custom fields from the service's definitions), automatically by name or one by one`,
+						},
+					]
+				: []),
 			{
 				name: 'Use Input Item JSON',
 				value: 'json',

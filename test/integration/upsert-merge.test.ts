@@ -2,7 +2,12 @@ import type { IDataObject } from 'n8n-workflow';
 import { StockroomAsset } from '../../nodes/StockroomAsset/StockroomAsset.node';
 import { StockroomContract } from '../../nodes/StockroomContract/StockroomContract.node';
 import { createSandbox, type Sandbox } from '../../sandbox/server';
-import { runNode, sandboxCredential, type CredentialStore } from '../helpers/n8n';
+import {
+	runNode,
+	runResourceMapping,
+	sandboxCredential,
+	type CredentialStore,
+} from '../helpers/n8n';
 import { failureOf } from '../helpers/outcomes';
 
 const assets = new StockroomAsset();
@@ -286,5 +291,128 @@ describe('Create or Update, version 2: Merge and Replace, against the sandbox', 
 		expect(after).not.toHaveProperty('renewalDate');
 		expect(after).not.toHaveProperty('paymentMethod');
 		expect(apiCalls().map((call) => call.method)).toEqual(['PUT']);
+	});
+
+	describe('Map Columns', () => {
+		test('the columns: every writable field typed from the schema, custom fields typed from the service definitions, External ID to match', async () => {
+			const { fields } = await runResourceMapping(assets, 'getAssetMappingColumns', {
+				credential,
+				parameters: { operation: 'upsert', inputMode: 'map' },
+			});
+			const byId = Object.fromEntries(fields.map((field) => [field.id, field]));
+			expect(byId.externalId).toMatchObject({
+				required: true,
+				defaultMatch: true,
+				canBeUsedToMatch: true,
+			});
+			expect(byId.deviceName).toMatchObject({
+				type: 'string',
+				required: true,
+				canBeUsedToMatch: false,
+			});
+			expect(byId.status).toMatchObject({ type: 'options', required: true });
+			expect(byId.status.options!.map((option) => option.value)).toEqual([
+				'New',
+				'ReadyToDeploy',
+				'Deployed',
+				'OutForRepair',
+				'Retired',
+			]);
+			expect(byId.netPrice.type).toBe('number');
+			expect(byId.isEncrypted.type).toBe('boolean');
+			expect(byId.purchasedDate.type).toBe('dateTime');
+			expect(byId).not.toHaveProperty('id');
+			expect(byId).not.toHaveProperty('createdDtm');
+			// the sandbox's six definitions, each with its type
+			expect(
+				fields
+					.filter((field) => field.id.startsWith('customFieldValues.'))
+					.map((field) => [field.id, field.displayName, field.type]),
+			).toEqual([
+				['customFieldValues.memoryGb', 'Memory (GB) (Custom Field)', 'number'],
+				['customFieldValues.costCenter', 'Cost Center (Custom Field)', 'string'],
+				['customFieldValues.warrantyProvider', 'Warranty Provider (Custom Field)', 'string'],
+				['customFieldValues.purchaseCost', 'Purchase Cost (Custom Field)', 'string'],
+				['customFieldValues.supportPortal', 'Support Portal (Custom Field)', 'string'],
+				['customFieldValues.lastAuditDate', 'Last Audit Date (Custom Field)', 'dateTime'],
+			]);
+		});
+
+		test('mapped below: the given columns merge in, custom fields wrapped by their types; empty columns clear nothing', async () => {
+			const before = storedAsset('JAMF-000001');
+			await run(assets, {
+				operation: 'upsert',
+				inputMode: 'map',
+				columns: {
+					mappingMode: 'defineBelow',
+					value: {
+						externalId: 'JAMF-000001',
+						deviceName: 'Mapped name',
+						notes: '',
+						serialNumber: null,
+						'customFieldValues.costCenter': 'CC-7 Mapped',
+						'customFieldValues.memoryGb': 32,
+						'customFieldValues.purchaseCost': '1299.5 EUR',
+						'customFieldValues.warrantyProvider': 'HP Care Pack',
+						'customFieldValues.lastAuditDate': '2025-03-04T00:00:00',
+						'customFieldValues.supportPortal': 'https://support.example.com',
+					},
+					matchingColumns: ['externalId'],
+					schema: [],
+				},
+			});
+			expect(writes()[0].body).toEqual({
+				externalId: 'JAMF-000001',
+				deviceName: 'Mapped name',
+				customFieldValues: {
+					costCenter: { textValue: 'CC-7 Mapped' },
+					memoryGb: { numberValue: 32 },
+					purchaseCost: { currencyValue: { value: 1299.5, currency: 'EUR' } },
+					warrantyProvider: { optionValue: ['HP Care Pack'] },
+					lastAuditDate: { textValue: '2025-03-04' },
+					supportPortal: { linkValue: { href: 'https://support.example.com' } },
+				},
+			});
+			const after = storedAsset('JAMF-000001');
+			expect(after).toMatchObject({
+				deviceName: 'Mapped name',
+				notes: before.notes,
+				serialNumber: before.serialNumber,
+			});
+		});
+
+		test('mapped automatically: the input item fields with the column names, a new asset created', async () => {
+			const [[created]] = await run(
+				assets,
+				{
+					operation: 'upsert',
+					inputMode: 'map',
+					columns: { mappingMode: 'autoMapInputData', value: null },
+				},
+				{
+					input: [
+						{
+							externalId: 'MAP-1',
+							deviceName: 'Auto mapped',
+							status: 'New',
+							hardwareVendor: 'Dell',
+							'customFieldValues.memoryGb': '16',
+							createdDtm: '2020-01-01T00:00:00Z',
+							somethingElse: 'not a column',
+						},
+					],
+				},
+			);
+			expect(created.json).toMatchObject({
+				externalId: 'MAP-1',
+				deviceName: 'Auto mapped',
+				customFieldValues: { memoryGb: { numberValue: 16 } },
+			});
+			expect(writes()[0]).toMatchObject({
+				method: 'PUT',
+				body: { externalId: 'MAP-1', customFieldValues: { memoryGb: { numberValue: 16 } } },
+			});
+			expect(writes()[0].body).not.toHaveProperty('somethingElse');
+		});
 	});
 });

@@ -6,6 +6,7 @@ import {
 } from '../../shared/descriptions/recordFields';
 import { showFor, showWhen } from '../../shared/descriptions/showFor';
 import { inputModeProperty, readFormFields, readInputRecord } from '../../shared/inputRecord';
+import { columnsProperty, readColumns } from '../../shared/columns';
 import { ASSETS_PATH } from '../../shared/resources';
 import { InvalidItemError, type ExecutionCache } from '../../shared/runItems';
 import { assetSchema } from '../../shared/schema/asset';
@@ -25,7 +26,8 @@ const [externalIdField] = mergeFormProperties(assetSchema);
 
 const properties: INodeProperties[] = [
 	...upsertModeProperties('asset'),
-	inputModeProperty('asset'),
+	inputModeProperty('asset', true),
+	columnsProperty,
 	...showWhen({ inputMode: ['fields'], mode: ['replace'] }, [
 		...requiredFields,
 		{
@@ -63,7 +65,18 @@ export async function prepare(
 ): Promise<UpsertItem> {
 	const options = this.getNodeParameter('options', i, {}) as IDataObject;
 	const mode = readUpsertMode(this, i);
+	const mapped =
+		this.getNodeParameter('inputMode', i) === 'map'
+			? readColumns(
+					this.getNodeParameter('columns', i),
+					this.getInputData()[i].json,
+					assetSchema.fields,
+					await customFieldDefinitions(this, cache, i),
+					this.getTimezone(),
+				)
+			: undefined;
 	const { record, unknownFields } = readInputRecord.call(this, i, assetSchema, () => {
+		if (mapped) return mapped;
 		const fields =
 			mode === 'merge'
 				? readFormFields.call(this, i, assetSchema, [externalIdField], 'fieldsToSet')
