@@ -70,6 +70,8 @@ const isEmpty = (value: unknown) =>
 
 /** Values compared as the service stores them: key order aside, JSON-equal. */
 function sameValue(a: unknown, b: unknown): boolean {
+	if (a === b) return true;
+	if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
 	const canonical = (value: unknown): unknown =>
 		Array.isArray(value)
 			? value.map(canonical)
