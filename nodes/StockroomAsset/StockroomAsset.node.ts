@@ -1,6 +1,7 @@
 import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 import { getAssetCustomFields, getAssetFilterFields } from '../shared/methods/loadOptions';
 import { searchAssets } from '../shared/methods/listSearch';
+import { getAssetMappingColumns } from '../shared/methods/resourceMapping';
 import { createRouter } from '../shared/runItems';
 import { operations, properties } from './actions';
 import { requireSupportedN8n } from '../shared/supportedN8n';
@@ -13,11 +14,12 @@ export class StockroomAsset implements INodeType {
 		name: 'stockroomAsset',
 		icon: { light: 'file:../../icons/stockroom.svg', dark: 'file:../../icons/stockroom.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle:
-			'={{ { upsert: "Create or Update", delete: "Delete", get: "Get", getAll: "Get Many", update: "Update" }[$parameter["operation"]] }}',
+			'={{ { upsert: "Create or Update", delete: "Delete", get: "Get", getAll: "Get Many", sync: "Sync", update: "Update" }[$parameter["operation"]] }}',
 		description:
-			'Read and write hardware assets: list with filters, get, create or update, update and delete',
+			"Read and write hardware assets: list with filters, get, create or update (merge or replace), update, delete, and sync a source's complete set of assets",
 		defaults: { name: 'Stockroom Asset' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -29,6 +31,7 @@ export class StockroomAsset implements INodeType {
 	methods = {
 		listSearch: { searchAssets },
 		loadOptions: { getAssetCustomFields, getAssetFilterFields },
+		resourceMapping: { getAssetMappingColumns },
 	};
 
 	execute = createRouter(operations);

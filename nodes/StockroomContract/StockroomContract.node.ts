@@ -12,7 +12,8 @@ export class StockroomContract implements INodeType {
 		name: 'stockroomContract',
 		icon: { light: 'file:../../icons/stockroom.svg', dark: 'file:../../icons/stockroom.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle:
 			'={{ { upsert: "Create or Update", delete: "Delete", get: "Get", getAll: "Get Many" }[$parameter["operation"]] }}',
 		description: 'Read and write contracts with their line items and documents',

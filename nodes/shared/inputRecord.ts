@@ -2,8 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { normalizeRecord, withoutReadOnly } from './records';
 import type { ResourceSchema } from './schema/fields';
 
-/** Fill the record in field by field, or send the input item's JSON as the record. */
-export function inputModeProperty(noun: string): INodeProperties {
+/**
+ * Fill the record in field by field, or send the input item's JSON as the record; with
+ * `mapColumns`, also map columns (a resourceMapper named `columns`).
+ */
+export function inputModeProperty(noun: string, mapColumns = false): INodeProperties {
 	return {
 		displayName: 'Input Data',
 		name: 'inputMode',
@@ -14,6 +17,15 @@ export function inputModeProperty(noun: string): INodeProperties {
 				value: 'fields',
 				description: `Set each ${noun} field in this node`,
 			},
+			...(mapColumns
+				? [
+						{
+							name: 'Map Columns',
+							value: 'map',
+							description: `Map the input's fields to ${noun} fields, each typed (custom fields from the service's definitions), automatically by name or one by one`,
+						},
+					]
+				: []),
 			{
 				name: 'Use Input Item JSON',
 				value: 'json',
@@ -48,13 +60,15 @@ export function readInputRecord(
 
 /**
  * The record filled in field by field: the form's own fields (required ones, and optional ones
- * shown beside them, which are not sent when left empty), then the Additional Fields.
+ * shown beside them, which are not sent when left empty), then those of a collection (Additional
+ * Fields, or Merge's Fields to Set).
  */
 export function readFormFields(
 	this: IExecuteFunctions,
 	i: number,
 	schema: ResourceSchema,
 	formFields: INodeProperties[],
+	collection = 'additionalFields',
 ): IDataObject {
 	const fields: IDataObject = {};
 	for (const property of formFields) {
@@ -62,6 +76,6 @@ export function readFormFields(
 		if (value === '' && !property.required) continue;
 		fields[property.name] = value;
 	}
-	Object.assign(fields, this.getNodeParameter('additionalFields', i, {}) as IDataObject);
+	Object.assign(fields, this.getNodeParameter(collection, i, {}) as IDataObject);
 	return normalizeRecord(schema.fields, fields, this.getTimezone());
 }

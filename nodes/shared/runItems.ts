@@ -27,6 +27,15 @@ export interface Operation<Prepared = unknown> {
 		itemIndex: number,
 		cache: ExecutionCache,
 	): Promise<IDataObject[]>;
+	/**
+	 * Work done once for all prepared items before any is executed (records looked up in
+	 * batches); gives the items it failed for, with the error. It may complete `prepared`.
+	 */
+	batch?(
+		this: IExecuteFunctions,
+		prepared: Map<number, Prepared>,
+		cache: ExecutionCache,
+	): Promise<Map<number, unknown>>;
 	/** Items sent at once; writes are independent per item. Defaults to 1. */
 	concurrency?: number;
 	/** The operation changes records: a stopped run says which items it wrote. */
@@ -53,7 +62,8 @@ export class InvalidItemError extends Error {
 	}
 }
 
-function toItemError(context: IExecuteFunctions, error: unknown, itemIndex: number): Error {
+/** Any error of one item as n8n shows it: a node error whose message names the item. */
+export function toItemError(context: IExecuteFunctions, error: unknown, itemIndex: number): Error {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
 		error.context.itemIndex ??= itemIndex;
 		// the message is what an error item and the run's error show: it names the item
@@ -86,7 +96,7 @@ function toItemError(context: IExecuteFunctions, error: unknown, itemIndex: numb
  * branch. So `error` says what failed and `message` gives the details (each field, what was
  * expected, what the service said).
  */
-function errorItem(error: Error, itemIndex: number): INodeExecutionData {
+export function errorItem(error: Error, itemIndex: number): INodeExecutionData {
 	const json: IDataObject = { error: error.message };
 	const description = (error as { description?: unknown }).description;
 	if (typeof description === 'string' && description) json.message = description;
@@ -111,6 +121,15 @@ export async function runItems(
 			const itemError = toItemError(this, error, i);
 			if (!continueOnFail) throw itemError;
 			failures.set(i, itemError);
+		}
+	}
+
+	if (operation.batch && prepared.size) {
+		for (const [i, error] of await operation.batch.call(this, prepared, cache)) {
+			const itemError = toItemError(this, error, i);
+			if (!continueOnFail) throw itemError;
+			failures.set(i, itemError);
+			prepared.delete(i);
 		}
 	}
 
@@ -197,17 +216,30 @@ function forAgent(error: unknown): unknown {
 	return error;
 }
 
+/**
+ * An operation over the input as a whole (Sync: the items are one set), which pairs and reports
+ * its own output items.
+ */
+export interface SetOperation {
+	description: INodeProperties[];
+	runAll(this: IExecuteFunctions): Promise<INodeExecutionData[]>;
+}
+
 /** The node's `execute`: picks the operation module and runs it over the items. */
-export function createRouter(operations: Record<string, Operation>) {
+export function createRouter(operations: Record<string, Operation | SetOperation>) {
 	return async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const name = this.getNodeParameter('operation', 0) as string;
 		const operation = operations[name];
 		if (!operation) {
 			throw new NodeOperationError(this.getNode(), `The operation "${name}" is not supported`);
 		}
-		if (!this.getNode().type.endsWith('Tool')) return [await runItems.call(this, operation)];
+		const run = async () =>
+			'runAll' in operation
+				? await operation.runAll.call(this)
+				: await runItems.call(this, operation);
+		if (!this.getNode().type.endsWith('Tool')) return [await run()];
 		try {
-			return [await runItems.call(this, operation)];
+			return [await run()];
 		} catch (error) {
 			throw forAgent(error);
 		}

@@ -100,6 +100,24 @@ function scenarios(sandbox: Sandbox): Scenario[] {
 		},
 		{
 			node: 'asset',
+			operation: 'sync',
+			// the scope is this setting's three assets (its prefix, from item 0)
+			parameters: {
+				fieldsToSync: ['assetType', 'deviceName', 'hardwareVendor', 'status'],
+				filterMode: 'expression',
+				filterExpression: `={{ 'externalId sw "' + $json.externalId.slice(0, -1) + '"' }}`,
+			},
+			items: (s) => [
+				validAsset(`EO-SY-${s}-0`),
+				{ ...validAsset(`EO-SY-${s}-1`), status: 'Lost' },
+				validAsset(`EO-SY-${s}-2`),
+			],
+			failsBeforeSending: true,
+			written: (box, s) =>
+				[0, 1, 2].map((i) => box.store.assets.findByExternalId(`EO-SY-${s}-${i}`) !== undefined),
+		},
+		{
+			node: 'asset',
 			operation: 'update',
 			parameters: {
 				asset: locator('id', '={{ $json.id }}'),

@@ -35,6 +35,7 @@ import {
 	type INodeTypes,
 	type ITaskDataConnections,
 	type IWorkflowExecuteAdditionalData,
+	type ResourceMapperFields,
 	type WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { expressionSandboxHooks } from 'n8n-workflow/dist/cjs/expression-sandboxing.js';
@@ -525,6 +526,19 @@ export async function runLoadOptions(
 ): Promise<INodePropertyOptions[]> {
 	const load = nodeType.methods?.loadOptions?.[method];
 	if (!load) throw new Error(`${nodeType.description.name} has no loadOptions method "${method}"`);
+	const { workflow, context } = loadOptionsContext(nodeType, options);
+	return await inIsolate(workflow, async () => await load.call(context));
+}
+
+/** Calls a `methods.resourceMapping` method (a column mapping's fields) of a node. */
+export async function runResourceMapping(
+	nodeType: INodeType,
+	method: string,
+	options: LoadOptionsOptions = {},
+): Promise<ResourceMapperFields> {
+	const load = nodeType.methods?.resourceMapping?.[method];
+	if (!load)
+		throw new Error(`${nodeType.description.name} has no resourceMapping method "${method}"`);
 	const { workflow, context } = loadOptionsContext(nodeType, options);
 	return await inIsolate(workflow, async () => await load.call(context));
 }

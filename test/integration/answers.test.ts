@@ -81,15 +81,26 @@ const CASES: Case[] = [
 		}),
 	},
 	{
-		name: 'Asset Create or Update',
+		name: 'Asset Create or Update (Replace)',
 		node: asset,
 		operation: 'create or update the asset "ANSWER-1"',
-		parameters: () => ({ operation: 'upsert', inputMode: 'json' }),
+		parameters: () => ({ operation: 'upsert', mode: 'replace', inputMode: 'json' }),
 		input: () => [
 			{ externalId: 'ANSWER-1', deviceName: 'Answer test', status: 'New', hardwareVendor: 'Dell' },
 		],
 		writes: true,
 		creates: true,
+	},
+	{
+		name: 'Asset Create or Update (Merge), its lookup first',
+		node: asset,
+		operation: 'look up assets by External ID',
+		parameters: (sandbox) => ({
+			operation: 'upsert',
+			externalId: firstAsset(sandbox).externalId,
+			fieldsToSet: { notes: 'merged by the answer test' },
+		}),
+		writes: true,
 	},
 	{
 		name: 'Asset Update',
@@ -123,11 +134,12 @@ const CASES: Case[] = [
 		parameters: (sandbox) => ({ operation: 'get', contract: byId(firstContract(sandbox)) }),
 	},
 	{
-		name: 'Contract Create or Update',
+		name: 'Contract Create or Update (Replace)',
 		node: contract,
 		operation: 'create or update the contract "ANSWER-CT-1"',
 		parameters: () => ({
 			operation: 'upsert',
+			mode: 'replace',
 			externalId: 'ANSWER-CT-1',
 			ref: 'PO-ANSWER',
 			type: 'MSA',
@@ -136,6 +148,17 @@ const CASES: Case[] = [
 		}),
 		writes: true,
 		creates: true,
+	},
+	{
+		name: 'Contract Create or Update (Merge), its lookup first',
+		node: contract,
+		operation: 'look up contracts by External ID',
+		parameters: (sandbox) => ({
+			operation: 'upsert',
+			externalId: firstContract(sandbox).externalId,
+			fieldsToSet: { notes: 'merged by the answer test' },
+		}),
+		writes: true,
 	},
 	{
 		name: 'Contract Delete',

@@ -15,10 +15,18 @@ const required = {
 describe('Stockroom Asset node against the sandbox', () => {
 	let sandbox: Sandbox;
 	let credential: CredentialStore;
+	// Create or Update here is version 1's (always Replace), as saved workflows have it: these
+	// tests prove it unchanged; version 2's Merge has its own suite (upsert-merge.test.ts)
 	const run = (
 		parameters: IDataObject,
 		extra: { input?: IDataObject[]; continueOnFail?: boolean; timezone?: string } = {},
-	) => runNode(node, { parameters: parameters as never, credential, ...extra });
+	) =>
+		runNode(node, {
+			parameters: parameters as never,
+			credential,
+			...(parameters.operation === 'upsert' ? { typeVersion: 1 } : {}),
+			...extra,
+		});
 	const apiCalls = () => sandbox.journal().filter((entry) => entry.path.startsWith('/api/'));
 
 	beforeAll(async () => {

@@ -18,10 +18,18 @@ const required = {
 describe('Stockroom Contract and User nodes against the sandbox', () => {
 	let sandbox: Sandbox;
 	let credential: CredentialStore;
+	// Create or Update here is version 1's (always Replace), as saved workflows have it: these
+	// tests prove it unchanged; version 2's Merge has its own suite (upsert-merge.test.ts)
 	const runContract = (
 		parameters: IDataObject,
 		extra: { input?: IDataObject[]; continueOnFail?: boolean } = {},
-	) => runNode(contracts, { parameters: parameters as never, credential, ...extra });
+	) =>
+		runNode(contracts, {
+			parameters: parameters as never,
+			credential,
+			...(parameters.operation === 'upsert' ? { typeVersion: 1 } : {}),
+			...extra,
+		});
 	const runUser = (parameters: IDataObject) =>
 		runNode(users, { parameters: parameters as never, credential });
 	const apiCalls = () => sandbox.journal().filter((entry) => entry.path.startsWith('/api/'));

@@ -48,7 +48,7 @@ describe('the item loop', () => {
 			};
 			const error = await failureOf(
 				runNode(node, {
-					parameters: { operation: 'upsert', inputMode: 'json' },
+					parameters: { operation: 'upsert', mode: 'replace', inputMode: 'json' },
 					credential,
 					input: rows,
 				}),
@@ -85,7 +85,12 @@ describe('the item loop', () => {
 		sandbox.setFaults('reset:1');
 		const error = await failureOf(
 			runNode(node, {
-				parameters: { operation: 'upsert', inputMode: 'json', options: { maxAttempts: 2 } },
+				parameters: {
+					operation: 'upsert',
+					mode: 'replace',
+					inputMode: 'json',
+					options: { maxAttempts: 2 },
+				},
 				credential,
 				input: [{ ...row(1), externalId: 'EPERM-7' }],
 			}),

@@ -2,10 +2,11 @@ import type { INodeProperties } from 'n8n-workflow';
 import * as del from './delete.operation';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
+import * as sync from './sync.operation';
 import * as update from './update.operation';
 import * as upsert from './upsert.operation';
 
-export const operations = { upsert, delete: del, get, getAll, update };
+export const operations = { upsert, delete: del, get, getAll, sync, update };
 
 export const properties: INodeProperties[] = [
 	{
@@ -34,6 +35,13 @@ export const properties: INodeProperties[] = [
 				action: 'Get many assets',
 			},
 			{
+				name: 'Sync',
+				value: 'sync',
+				description:
+					'Make the assets in scope match the input items, the complete set from one source: create, update the fields to sync, and keep, set the status of or delete those the source no longer has',
+				action: 'Sync assets',
+			},
+			{
 				name: 'Update',
 				value: 'update',
 				description: 'Change some fields of an asset, keeping the others',
@@ -46,5 +54,6 @@ export const properties: INodeProperties[] = [
 	...del.description,
 	...get.description,
 	...getAll.description,
+	...sync.description,
 	...update.description,
 ];

@@ -5,19 +5,30 @@ import {
 	requiredFieldProperties,
 } from '../../shared/descriptions/recordFields';
 import { showFor, showWhen } from '../../shared/descriptions/showFor';
+import { inputModeProperty, readFormFields, readInputRecord } from '../../shared/inputRecord';
+import { columnsProperty, readColumns } from '../../shared/columns';
 import { ASSETS_PATH } from '../../shared/resources';
 import { InvalidItemError, type ExecutionCache } from '../../shared/runItems';
 import { assetSchema } from '../../shared/schema/asset';
 import { validateRecord } from '../../shared/schema/validate';
-import { apiRequest, type RetryPolicy } from '../../shared/transport';
+import { apiRequest } from '../../shared/transport';
+import {
+	mergeFormProperties,
+	mergeLookup,
+	readUpsertMode,
+	upsertModeProperties,
+	type UpsertItem,
+} from '../../shared/upsertMode';
 import { customFieldDefinitions, customFieldsProperty, readCustomFields } from '../customFields';
-import { inputModeProperty, readFormFields, readInputRecord } from '../../shared/inputRecord';
 
 const requiredFields = requiredFieldProperties(assetSchema);
+const [externalIdField] = mergeFormProperties(assetSchema);
 
 const properties: INodeProperties[] = [
-	inputModeProperty('asset'),
-	...showWhen({ inputMode: ['fields'] }, [
+	...upsertModeProperties('asset'),
+	inputModeProperty('asset', true),
+	columnsProperty,
+	...showWhen({ inputMode: ['fields'], mode: ['replace'] }, [
 		...requiredFields,
 		{
 			displayName: 'Additional Fields',
@@ -27,8 +38,9 @@ const properties: INodeProperties[] = [
 			default: {},
 			options: optionalFieldProperties(assetSchema),
 		},
-		customFieldsProperty,
 	]),
+	...showWhen({ inputMode: ['fields'], mode: ['merge'] }, mergeFormProperties(assetSchema)),
+	...showWhen({ inputMode: ['fields'] }, [customFieldsProperty]),
 	optionsProperty({
 		displayName: 'Ignore Unknown Fields',
 		name: 'ignoreUnknownFields',
@@ -42,11 +54,6 @@ const properties: INodeProperties[] = [
 
 export const description = showFor(['upsert'], properties);
 
-interface Prepared {
-	body: IDataObject;
-	retry: RetryPolicy;
-}
-
 /** Writes are independent per item, so several are in flight at once. */
 export const concurrency = 8;
 export const writes = true;
@@ -55,10 +62,25 @@ export async function prepare(
 	this: IExecuteFunctions,
 	i: number,
 	cache: ExecutionCache,
-): Promise<Prepared> {
+): Promise<UpsertItem> {
 	const options = this.getNodeParameter('options', i, {}) as IDataObject;
+	const mode = readUpsertMode(this, i);
+	const mapped =
+		this.getNodeParameter('inputMode', i) === 'map'
+			? readColumns(
+					this.getNodeParameter('columns', i),
+					this.getInputData()[i].json,
+					assetSchema.fields,
+					await customFieldDefinitions(this, cache, i),
+					this.getTimezone(),
+				)
+			: undefined;
 	const { record, unknownFields } = readInputRecord.call(this, i, assetSchema, () => {
-		const fields = readFormFields.call(this, i, assetSchema, requiredFields);
+		if (mapped) return mapped;
+		const fields =
+			mode === 'merge'
+				? readFormFields.call(this, i, assetSchema, [externalIdField], 'fieldsToSet')
+				: readFormFields.call(this, i, assetSchema, requiredFields);
 		const custom = readCustomFields(
 			this.getNodeParameter('customFieldsUi', i, {}),
 			this.getTimezone(),
@@ -68,22 +90,51 @@ export async function prepare(
 	});
 	const usesCustomFields =
 		record.customFieldValues !== undefined || record.customFields !== undefined;
-	const issues = validateRecord(assetSchema, record, {
-		mode: 'replace',
+	const validation = {
 		unknownFields,
 		customFieldDefinitions: usesCustomFields
 			? await customFieldDefinitions(this, cache, i)
 			: undefined,
+	};
+	// Merge checks the fields given as a change; a record that turns out to be new is checked
+	// whole once the lookup has said so
+	const issues = validateRecord(assetSchema, record, {
+		...validation,
+		mode: mode === 'merge' ? 'patch' : 'replace',
 	});
+	if (mode === 'merge' && !record.id && !record.externalId) {
+		issues.unshift({
+			path: 'externalId',
+			label: 'External ID',
+			message: 'is required: it finds the asset to merge into',
+		});
+	}
 	if (issues.length) throw new InvalidItemError('asset', issues);
-	return { body: record, retry: readRetryPolicy(options) };
+	return { body: record, retry: readRetryPolicy(options), mode, validation };
 }
+
+export const batch = mergeLookup(assetSchema, ASSETS_PATH, 'assets', true);
 
 export async function execute(
 	this: IExecuteFunctions,
-	{ body, retry }: Prepared,
+	{ body, retry, mode, existing }: UpsertItem,
 	i: number,
 ): Promise<IDataObject[]> {
+	const target = existing?.id ?? (mode === 'merge' ? body.id : undefined);
+	if (typeof target === 'string') {
+		// fields left out stay as they are: only the given ones are sent
+		const changes = { ...body };
+		delete changes.id;
+		return [
+			await apiRequest.call(this, 'PATCH', `${ASSETS_PATH}/${target}`, {
+				body: changes,
+				operation: `update the asset "${String(body.externalId ?? target)}"`,
+				answer: 'record',
+				itemIndex: i,
+				retry,
+			}),
+		];
+	}
 	return [
 		await apiRequest.call(this, 'PUT', ASSETS_PATH, {
 			body,

@@ -7,22 +7,40 @@ import {
 } from '../../shared/descriptions/recordFields';
 import { showFor, showWhen } from '../../shared/descriptions/showFor';
 import { inputModeProperty, readFormFields, readInputRecord } from '../../shared/inputRecord';
-import { readListElements } from '../../shared/records';
+import { normalizeRecord, readListElements, withoutReadOnly } from '../../shared/records';
 import { CONTRACTS_PATH } from '../../shared/resources';
 import { InvalidItemError } from '../../shared/runItems';
 import { contractSchema } from '../../shared/schema/contract';
 import type { ListField } from '../../shared/schema/fields';
 import { validateRecord } from '../../shared/schema/validate';
-import { apiRequest, type RetryPolicy } from '../../shared/transport';
+import { apiRequest } from '../../shared/transport';
+import {
+	mergeFormProperties,
+	mergeLookup,
+	readUpsertMode,
+	upsertModeProperties,
+	type UpsertItem,
+} from '../../shared/upsertMode';
 
 const lineItems = contractSchema.fields.lineItems as ListField;
 const documents = contractSchema.fields.documents as ListField;
 
 const requiredFields = requiredFieldProperties(contractSchema);
 
+const [externalIdField] = mergeFormProperties(contractSchema);
+
 const properties: INodeProperties[] = [
+	...upsertModeProperties('contract'),
+	{
+		displayName:
+			'Merge reads each contract, then writes it back with your fields: a change someone else makes to another field in between is overwritten (the service has no partial update for contracts)',
+		name: 'mergeNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { mode: ['merge'] } },
+	},
 	inputModeProperty('contract'),
-	...showWhen({ inputMode: ['fields'] }, [
+	...showWhen({ inputMode: ['fields'], mode: ['replace'] }, [
 		...requiredFields,
 		{
 			displayName: 'Additional Fields',
@@ -32,6 +50,9 @@ const properties: INodeProperties[] = [
 			default: {},
 			options: optionalFieldProperties(contractSchema),
 		},
+	]),
+	...showWhen({ inputMode: ['fields'], mode: ['merge'] }, mergeFormProperties(contractSchema)),
+	...showWhen({ inputMode: ['fields'] }, [
 		{
 			displayName:
 				'How line items update: a line item with an External ID updates the existing line item with that External ID (and existing ones whose External ID is not sent are removed); line items without an External ID replace all existing line items that have none. With no line items here, the contract keeps its line items.',
@@ -75,11 +96,6 @@ const properties: INodeProperties[] = [
 
 export const description = showFor(['upsert'], properties);
 
-interface Prepared {
-	body: IDataObject;
-	retry: RetryPolicy;
-}
-
 /** Writes are independent per item, so several are in flight at once. */
 export const concurrency = 8;
 export const writes = true;
@@ -96,11 +112,15 @@ function readList(
 	return clear ? [] : undefined;
 }
 
-export async function prepare(this: IExecuteFunctions, i: number): Promise<Prepared> {
+export async function prepare(this: IExecuteFunctions, i: number): Promise<UpsertItem> {
 	const options = this.getNodeParameter('options', i, {}) as IDataObject;
 	const timezone = this.getTimezone();
+	const mode = readUpsertMode(this, i);
 	const { record, unknownFields } = readInputRecord.call(this, i, contractSchema, () => {
-		const record = readFormFields.call(this, i, contractSchema, requiredFields);
+		const record =
+			mode === 'merge'
+				? readFormFields.call(this, i, contractSchema, [externalIdField], 'fieldsToSet')
+				: readFormFields.call(this, i, contractSchema, requiredFields);
 		const items = readList(
 			this.getNodeParameter('lineItemsUi', i, {}),
 			lineItems,
@@ -117,16 +137,46 @@ export async function prepare(this: IExecuteFunctions, i: number): Promise<Prepa
 		if (docs) record.documents = docs;
 		return record;
 	});
-	const issues = validateRecord(contractSchema, record, { mode: 'replace', unknownFields });
+	const issues = validateRecord(contractSchema, record, {
+		mode: mode === 'merge' ? 'patch' : 'replace',
+		unknownFields,
+	});
+	if (mode === 'merge' && !record.externalId) {
+		issues.unshift({
+			path: 'externalId',
+			label: 'External ID',
+			message: 'is required: it finds the contract to merge into',
+		});
+	}
 	if (issues.length) throw new InvalidItemError('contract', issues);
-	return { body: record, retry: readRetryPolicy(options) };
+	return { body: record, retry: readRetryPolicy(options), mode, validation: { unknownFields } };
+}
+
+export const batch = mergeLookup(contractSchema, CONTRACTS_PATH, 'contracts');
+
+/**
+ * The stored contract with the given fields over it (a field given as null is cleared). Line
+ * items and documents are sent only when given: left out, the service keeps them.
+ */
+function merged(existing: IDataObject, changes: IDataObject, timezone: string): IDataObject {
+	const record = withoutReadOnly(
+		contractSchema.fields,
+		normalizeRecord(contractSchema.fields, existing, timezone),
+	);
+	for (const key of ['id', 'lineItems', 'documents']) delete record[key];
+	for (const [key, value] of Object.entries(changes)) {
+		if (value === null) delete record[key];
+		else record[key] = value;
+	}
+	return record;
 }
 
 export async function execute(
 	this: IExecuteFunctions,
-	{ body, retry }: Prepared,
+	{ body: given, retry, existing }: UpsertItem,
 	i: number,
 ): Promise<IDataObject[]> {
+	const body = existing ? merged(existing, given, this.getTimezone()) : given;
 	return [
 		await apiRequest.call(this, 'PUT', CONTRACTS_PATH, {
 			body,

@@ -1,0 +1,77 @@
+import type { IDataObject } from 'n8n-workflow';
+import { any, compare, printFilter } from './filter';
+import {
+	collect,
+	MAX_PAGE_SIZE,
+	paginate,
+	type RequestContext,
+	type RetryPolicy,
+} from './transport';
+
+/**
+ * The longest filter one list request carries, URL-encoded: well within what servers and
+ * gateways take in a request line (8 kB is common).
+ */
+export const MAX_LOOKUP_FILTER_LENGTH = 6000;
+
+/** Groups values so that each group's `or` chain (`field eq "a" or ...`) stays within the URL length. */
+export function lookupBatches(field: string, values: readonly string[]): string[][] {
+	const joiner = encodeURIComponent(' or ').length;
+	const batches: string[][] = [];
+	let batch: string[] = [];
+	let length = 0;
+	for (const value of new Set(values)) {
+		const clause = encodeURIComponent(printFilter(compare(field, 'eq', value))).length;
+		const full =
+			length + joiner + clause > MAX_LOOKUP_FILTER_LENGTH || batch.length === MAX_PAGE_SIZE;
+		if (batch.length && full) {
+			batches.push(batch);
+			batch = [];
+			length = 0;
+		}
+		length += (batch.length ? joiner : 0) + clause;
+		batch.push(value);
+	}
+	if (batch.length) batches.push(batch);
+	return batches;
+}
+
+/**
+ * The records whose `field` has one of these values, by value: one filtered list request per
+ * batch (`field eq "a" or field eq "b" ...`), never one request per record. The service compares
+ * text case-insensitively, but a write matches an External ID exactly: only exact matches count.
+ * A value two records share gives both.
+ */
+export async function findByField(
+	context: RequestContext,
+	path: string,
+	nouns: string,
+	field: string,
+	values: readonly string[],
+	options: { retry?: RetryPolicy; itemIndex?: number; label?: string },
+): Promise<Map<string, IDataObject[]>> {
+	const found = new Map<string, IDataObject[]>();
+	for (const batch of lookupBatches(field, values)) {
+		const filter = printFilter(any(...batch.map((value) => compare(field, 'eq', value)))!);
+		const records = await collect(
+			paginate.call(
+				context,
+				path,
+				{ filter },
+				{
+					operation: `look up ${nouns} by ${options.label ?? field}`,
+					pageSize: MAX_PAGE_SIZE,
+					itemIndex: options.itemIndex,
+					retry: options.retry,
+				},
+			),
+		);
+		const wanted = new Set(batch);
+		for (const record of records) {
+			const value = record[field];
+			if (typeof value === 'string' && wanted.has(value))
+				found.set(value, [...(found.get(value) ?? []), record]);
+		}
+	}
+	return found;
+}

@@ -1,0 +1,135 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { fieldProperty, optionalFieldProperties } from './descriptions/recordFields';
+import { findByField } from './lookup';
+import { InvalidItemError } from './runItems';
+import type { ResourceSchema } from './schema/fields';
+import { validateRecord, type ValidateOptions } from './schema/validate';
+import type { RetryPolicy } from './transport';
+
+export type UpsertMode = 'merge' | 'replace';
+
+/**
+ * Create or Update's Mode. Version 1 had none and always replaced: a hidden parameter keeps
+ * saved workflows of that version as they were.
+ */
+export function upsertModeProperties(noun: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Mode',
+			name: 'mode',
+			type: 'hidden',
+			default: 'replace',
+			displayOptions: { show: { '@version': [1] } },
+		},
+		{
+			displayName: 'Mode',
+			name: 'mode',
+			type: 'options',
+			options: [
+				{
+					name: 'Merge',
+					value: 'merge',
+					description: `Change only the fields given; an existing ${noun} keeps every other field. A new ${noun} needs the required fields.`,
+				},
+				{
+					name: 'Replace',
+					value: 'replace',
+					description: `Write the ${noun} exactly as given: on an existing ${noun}, every field left out is cleared`,
+				},
+			],
+			default: 'merge',
+			displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }] } },
+		},
+	];
+}
+
+/**
+ * The form in Merge mode: the External ID that finds the record, and the fields to set, each
+ * sent only when added (so no default overwrites a stored value the user did not set).
+ */
+export function mergeFormProperties(schema: ResourceSchema): INodeProperties[] {
+	return [
+		{ ...fieldProperty('externalId', schema.fields.externalId), required: true },
+		{
+			displayName: 'Fields to Set',
+			name: 'fieldsToSet',
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+			description: `Fields to write; fields not added keep their values. A new ${schema.noun} needs every required field.`,
+			options: optionalFieldProperties(schema, true).filter(
+				(property) => property.name !== 'externalId',
+			),
+		},
+	];
+}
+
+/** One Create or Update item, ready to write. */
+export interface UpsertItem {
+	body: IDataObject;
+	retry: RetryPolicy;
+	mode: UpsertMode;
+	/** How the record is checked should it turn out to be new (Merge validates it as a change first). */
+	validation: Omit<ValidateOptions, 'mode'>;
+	/** Merge: the stored record with this External ID, when there is one. */
+	existing?: IDataObject;
+}
+
+export const readUpsertMode = (context: IExecuteFunctions, i: number): UpsertMode =>
+	context.getNodeParameter('mode', i, 'replace') === 'merge' ? 'merge' : 'replace';
+
+/**
+ * Merge's lookup: the stored records of every Merge item, by External ID, in batches (one list
+ * request for many items). An item whose record does not exist yet is created, so it must then
+ * be a whole record: checked here, before anything is written. With `byId`, an item that names
+ * a service ID is written to that record without a lookup.
+ */
+export function mergeLookup(schema: ResourceSchema, path: string, nouns: string, byId = false) {
+	return async function batch(
+		this: IExecuteFunctions,
+		prepared: Map<number, UpsertItem>,
+	): Promise<Map<number, unknown>> {
+		const merging = [...prepared].filter(
+			([, item]) => item.mode === 'merge' && !(byId && typeof item.body.id === 'string'),
+		);
+		const failures = new Map<number, unknown>();
+		if (!merging.length) return failures;
+		const [firstIndex, first] = merging[0];
+		let found: Map<string, IDataObject[]>;
+		try {
+			found = await findByField(
+				this,
+				path,
+				nouns,
+				'externalId',
+				merging.map(([, item]) => String(item.body.externalId)),
+				{ retry: first.retry, itemIndex: firstIndex, label: 'External ID' },
+			);
+		} catch (error) {
+			for (const [i] of merging) failures.set(i, error);
+			return failures;
+		}
+		for (const [i, item] of merging) {
+			const [existing] = found.get(String(item.body.externalId)) ?? [];
+			if (existing) {
+				item.existing = existing;
+				continue;
+			}
+			// nothing to clear on a record that does not exist yet
+			item.body = Object.fromEntries(
+				Object.entries(item.body).filter(([, value]) => value !== null),
+			) as IDataObject;
+			const issues = validateRecord(schema, item.body, { ...item.validation, mode: 'replace' });
+			if (issues.length) {
+				failures.set(
+					i,
+					new InvalidItemError(
+						`new ${schema.noun} (no ${schema.noun} has External ID ${JSON.stringify(item.body.externalId)} yet)`,
+						issues,
+					),
+				);
+			}
+		}
+		return failures;
+	};
+}

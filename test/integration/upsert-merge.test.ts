@@ -1,0 +1,418 @@
+import type { IDataObject } from 'n8n-workflow';
+import { StockroomAsset } from '../../nodes/StockroomAsset/StockroomAsset.node';
+import { StockroomContract } from '../../nodes/StockroomContract/StockroomContract.node';
+import { createSandbox, type Sandbox } from '../../sandbox/server';
+import {
+	runNode,
+	runResourceMapping,
+	sandboxCredential,
+	type CredentialStore,
+} from '../helpers/n8n';
+import { failureOf } from '../helpers/outcomes';
+
+const assets = new StockroomAsset();
+const contracts = new StockroomContract();
+
+/** What a write may change besides the fields given: the service's own bookkeeping. */
+const withoutBookkeeping = (record: IDataObject | undefined): IDataObject => {
+	const { lastModifiedDtm: _at, lastModifiedBy: _by, ...rest } = structuredClone(record ?? {});
+	return rest;
+};
+
+describe('Create or Update, version 2: Merge and Replace, against the sandbox', () => {
+	let sandbox: Sandbox;
+	let credential: CredentialStore;
+	const run = (
+		node: StockroomAsset | StockroomContract,
+		parameters: IDataObject,
+		extra: { input?: IDataObject[]; continueOnFail?: boolean } = {},
+	) => runNode(node, { parameters: parameters as never, credential, ...extra });
+	const apiCalls = () => sandbox.journal().filter((entry) => entry.path.startsWith('/api/'));
+	const writes = () => apiCalls().filter((entry) => entry.method !== 'GET');
+	const storedAsset = (externalId: string) =>
+		sandbox.store.assets.all().find((asset) => asset.externalId === externalId) as IDataObject;
+	const storedContract = (externalId: string) =>
+		sandbox.store.contracts.all().find((contract) => contract.externalId === externalId) as
+			IDataObject | undefined;
+
+	beforeAll(async () => {
+		sandbox = await createSandbox();
+		credential = sandboxCredential(sandbox);
+	});
+	afterAll(() => sandbox.close());
+	beforeEach(() => {
+		sandbox.reset();
+		sandbox.resetStats();
+	});
+
+	test('Merge is the default on a new node; Replace says that fields left out are cleared', () => {
+		const modes = assets.description.properties.filter((property) => property.name === 'mode');
+		const shown = modes.find((property) => property.type === 'options')!;
+		expect(shown.default).toBe('merge');
+		expect(shown.displayOptions?.show?.['@version']).toEqual([{ _cnd: { gte: 2 } }]);
+		const replace = shown.options!.find(
+			(option) => 'value' in option && option.value === 'replace',
+		);
+		expect((replace as { description: string }).description).toMatch(/left out is cleared/);
+		// version 1 keeps replacing
+		const hidden = modes.find((property) => property.type === 'hidden')!;
+		expect(hidden).toMatchObject({
+			default: 'replace',
+			displayOptions: { show: { '@version': [1] } },
+		});
+		expect(assets.description).toMatchObject({ version: [1, 2], defaultVersion: 2 });
+		expect(contracts.description).toMatchObject({ version: [1, 2], defaultVersion: 2 });
+	});
+
+	test('Merge (form): renaming an asset keeps every other field of every kind, custom fields included', async () => {
+		const before = storedAsset('JAMF-000001');
+		// the seeded asset carries dates, date-times, numbers, a boolean, an enum, a currency and
+		// four kinds of custom field: all must survive
+		expect(before).toMatchObject({
+			purchasedDate: expect.any(String),
+			enrolledDtm: expect.any(String),
+			netPrice: expect.any(Number),
+			isEncrypted: false,
+			status: 'New',
+			netPriceCurrency: 'GBP',
+		});
+		expect(Object.keys(before.customFieldValues as IDataObject)).toHaveLength(4);
+		const [[written]] = await run(assets, {
+			operation: 'upsert',
+			externalId: 'JAMF-000001',
+			fieldsToSet: { deviceName: 'Renamed by merge' },
+		});
+		expect(written.json.deviceName).toBe('Renamed by merge');
+		expect(withoutBookkeeping(storedAsset('JAMF-000001'))).toEqual({
+			...withoutBookkeeping(before),
+			deviceName: 'Renamed by merge',
+		});
+		// one lookup, one PATCH with only the field given: Status's default ('New') is not sent
+		expect(apiCalls().map((call) => call.method)).toEqual(['GET', 'PATCH']);
+		expect(writes()[0]).toMatchObject({
+			path: `/api/assets/v1/${String(before.id)}`,
+			body: { externalId: 'JAMF-000001', deviceName: 'Renamed by merge' },
+		});
+	});
+
+	test('Merge (input JSON): one custom field and a cleared field change; the other custom fields stay', async () => {
+		const before = storedAsset('JAMF-000001');
+		await run(
+			assets,
+			{ operation: 'upsert', inputMode: 'json' },
+			{
+				input: [
+					{
+						externalId: 'JAMF-000001',
+						notes: null,
+						customFieldValues: { costCenter: { textValue: 'CC-9999 Finance' } },
+					},
+				],
+			},
+		);
+		const { notes: _cleared, ...kept } = withoutBookkeeping(before);
+		expect(withoutBookkeeping(storedAsset('JAMF-000001'))).toEqual({
+			...kept,
+			customFieldValues: {
+				...(before.customFieldValues as IDataObject),
+				costCenter: { textValue: 'CC-9999 Finance' },
+			},
+		});
+	});
+
+	test('Replace clears every field left out, as version 1 did', async () => {
+		await run(assets, {
+			operation: 'upsert',
+			mode: 'replace',
+			externalId: 'JAMF-000001',
+			deviceName: 'Replaced',
+			status: 'Deployed',
+			hardwareVendor: 'Apple',
+		});
+		const after = storedAsset('JAMF-000001');
+		expect(after).toMatchObject({ deviceName: 'Replaced', status: 'Deployed' });
+		for (const field of ['serialNumber', 'notes', 'netPrice', 'customFieldValues', 'assetTag'])
+			expect(after).not.toHaveProperty(field);
+		expect(apiCalls().map((call) => call.method)).toEqual(['PUT']);
+	});
+
+	test('Merge looks existing records up in batches: one list request for many items, PATCH what exists, PUT what does not', async () => {
+		const existing = sandbox.store.assets.all().slice(0, 20) as IDataObject[];
+		const input = [
+			...existing.map((asset) => ({ externalId: asset.externalId, notes: 'merged' })),
+			...Array.from({ length: 10 }, (_, n) => ({
+				externalId: `NEW-${n}`,
+				deviceName: `New ${n}`,
+				status: 'New',
+				hardwareVendor: 'Lenovo',
+				// nothing to clear on a new record: not sent
+				serialNumber: null,
+			})),
+		];
+		const [items] = await run(assets, { operation: 'upsert', inputMode: 'json' }, { input });
+		expect(items).toHaveLength(30);
+		expect(items.map((item) => item.pairedItem)).toEqual(input.map((_, item) => ({ item })));
+		const calls = apiCalls();
+		expect(calls.filter((call) => call.method === 'GET')).toHaveLength(1);
+		expect(calls.filter((call) => call.method === 'PATCH')).toHaveLength(20);
+		expect(calls.filter((call) => call.method === 'PUT')).toHaveLength(10);
+		expect(calls[0].query.filter).toBe(
+			input.map((item) => `externalId eq "${String(item.externalId)}"`).join(' or '),
+		);
+		for (const asset of existing) {
+			expect(withoutBookkeeping(storedAsset(String(asset.externalId)))).toEqual({
+				...withoutBookkeeping(asset),
+				notes: 'merged',
+			});
+		}
+		expect(storedAsset('NEW-9')).toMatchObject({ deviceName: 'New 9', hardwareVendor: 'Lenovo' });
+	});
+
+	test('many items: lookups stay within the URL length (115 External IDs of 20 characters per request)', async () => {
+		// "externalId eq "<20>"" is 44 characters URL-encoded, each further " or ..." 52: 6,000 fit 115
+		const input = Array.from({ length: 300 }, (_, n) => ({
+			externalId: `BATCH-${String(n).padStart(14, '0')}`,
+			deviceName: `Batch ${n}`,
+			status: 'New',
+			hardwareVendor: 'HP',
+		}));
+		await run(assets, { operation: 'upsert', inputMode: 'json' }, { input });
+		const lookups = apiCalls().filter((call) => call.method === 'GET');
+		expect(lookups.map((call) => call.query.filter.split(' or ').length)).toEqual([115, 115, 70]);
+		expect(input.filter((item) => storedAsset(item.externalId) === undefined)).toEqual([]);
+	});
+
+	test('Merge of a new record that lacks required fields fails naming them, and nothing is written', async () => {
+		const error = await failureOf(
+			run(
+				assets,
+				{ operation: 'upsert', inputMode: 'json' },
+				{
+					input: [
+						{ externalId: 'JAMF-000001', notes: 'fine' },
+						{ externalId: 'NOPE-1', notes: 'x' },
+					],
+				},
+			),
+		);
+		expect(error.message).toBe(
+			'Invalid new asset (no asset has External ID "NOPE-1" yet): Device Name (deviceName) is required: it must be text (and 2 more) [item 1]',
+		);
+		expect(writes()).toEqual([]);
+	});
+
+	test('with Continue On Fail, the new record without required fields is an error item; the others are written', async () => {
+		const [items] = await run(
+			assets,
+			{ operation: 'upsert', inputMode: 'json' },
+			{
+				input: [
+					{ externalId: 'NOPE-1', notes: 'x' },
+					{ externalId: 'JAMF-000001', notes: 'fine' },
+				],
+				continueOnFail: true,
+			},
+		);
+		expect(items[0]).toMatchObject({
+			json: { error: expect.stringMatching(/NOPE-1.*\[item 0\]$/) },
+			pairedItem: { item: 0 },
+		});
+		expect(items[1]).toMatchObject({ json: { notes: 'fine' }, pairedItem: { item: 1 } });
+		expect(writes()).toHaveLength(1);
+	});
+
+	test('Merge of a contract keeps every field, line items and documents it is not given (read, then written back)', async () => {
+		const before = storedContract('CTR-2022-00001')!;
+		expect((before.lineItems as IDataObject[]).length).toBeGreaterThan(1);
+		expect((before.documents as IDataObject[]).length).toBeGreaterThan(0);
+		await run(contracts, {
+			operation: 'upsert',
+			externalId: 'CTR-2022-00001',
+			fieldsToSet: { notes: 'Merged note', terminationNoticeDays: 30 },
+		});
+		expect(withoutBookkeeping(storedContract('CTR-2022-00001'))).toEqual({
+			...withoutBookkeeping(before),
+			notes: 'Merged note',
+			terminationNoticeDays: 30,
+		});
+		const calls = apiCalls();
+		expect(calls.map((call) => call.method)).toEqual(['GET', 'PUT']);
+		expect(calls[0].query.filter).toBe('externalId eq "CTR-2022-00001"');
+		// line items and documents are left out of the PUT: the service keeps them
+		expect(calls[1].body).not.toHaveProperty('lineItems');
+		expect(calls[1].body).not.toHaveProperty('documents');
+	});
+
+	test('Merge of a contract with line items given applies the service line-item rules to them only', async () => {
+		const before = storedContract('CTR-2022-00001')!;
+		const [first] = before.lineItems as IDataObject[];
+		await run(
+			contracts,
+			{ operation: 'upsert', inputMode: 'json' },
+			{
+				input: [
+					{
+						externalId: 'CTR-2022-00001',
+						lineItems: [
+							{ externalId: first.externalId, description: 'Renamed line', unitCount: 5 },
+						],
+					},
+				],
+			},
+		);
+		const after = storedContract('CTR-2022-00001')!;
+		expect(after.lineItems).toEqual([
+			expect.objectContaining({
+				externalId: first.externalId,
+				description: 'Renamed line',
+				unitCount: 5,
+			}),
+		]);
+		expect(after).toMatchObject({
+			ref: before.ref,
+			vendorName: before.vendorName,
+			documents: before.documents,
+		});
+	});
+
+	test('Replace of a contract clears the fields left out', async () => {
+		const before = storedContract('CTR-2022-00001')!;
+		await run(contracts, {
+			operation: 'upsert',
+			mode: 'replace',
+			externalId: 'CTR-2022-00001',
+			ref: 'PO-NEW',
+			type: 'MSA',
+			vendorName: String(before.vendorName),
+			agreementDate: '2024-01-01',
+		});
+		const after = storedContract('CTR-2022-00001')!;
+		expect(after.ref).toBe('PO-NEW');
+		expect(after).not.toHaveProperty('renewalDate');
+		expect(after).not.toHaveProperty('paymentMethod');
+		expect(apiCalls().map((call) => call.method)).toEqual(['PUT']);
+	});
+
+	describe('Map Columns', () => {
+		test('the columns: every writable field typed from the schema, custom fields typed from the service definitions, External ID to match', async () => {
+			const { fields } = await runResourceMapping(assets, 'getAssetMappingColumns', {
+				credential,
+				parameters: { operation: 'upsert', inputMode: 'map' },
+			});
+			const byId = Object.fromEntries(fields.map((field) => [field.id, field]));
+			expect(byId.externalId).toMatchObject({
+				required: true,
+				defaultMatch: true,
+				canBeUsedToMatch: true,
+			});
+			expect(byId.deviceName).toMatchObject({
+				type: 'string',
+				required: true,
+				canBeUsedToMatch: false,
+			});
+			expect(byId.status).toMatchObject({ type: 'options', required: true });
+			expect(byId.status.options!.map((option) => option.value)).toEqual([
+				'New',
+				'ReadyToDeploy',
+				'Deployed',
+				'OutForRepair',
+				'Retired',
+			]);
+			expect(byId.netPrice.type).toBe('number');
+			expect(byId.isEncrypted.type).toBe('boolean');
+			expect(byId.purchasedDate.type).toBe('dateTime');
+			expect(byId).not.toHaveProperty('id');
+			expect(byId).not.toHaveProperty('createdDtm');
+			// the sandbox's six definitions, each with its type
+			expect(
+				fields
+					.filter((field) => field.id.startsWith('customFieldValues.'))
+					.map((field) => [field.id, field.displayName, field.type]),
+			).toEqual([
+				['customFieldValues.memoryGb', 'Memory (GB) (Custom Field)', 'number'],
+				['customFieldValues.costCenter', 'Cost Center (Custom Field)', 'string'],
+				['customFieldValues.warrantyProvider', 'Warranty Provider (Custom Field)', 'string'],
+				['customFieldValues.purchaseCost', 'Purchase Cost (Custom Field)', 'string'],
+				['customFieldValues.supportPortal', 'Support Portal (Custom Field)', 'string'],
+				['customFieldValues.lastAuditDate', 'Last Audit Date (Custom Field)', 'dateTime'],
+			]);
+		});
+
+		test('mapped below: the given columns merge in, custom fields wrapped by their types; empty columns clear nothing', async () => {
+			const before = storedAsset('JAMF-000001');
+			await run(assets, {
+				operation: 'upsert',
+				inputMode: 'map',
+				columns: {
+					mappingMode: 'defineBelow',
+					value: {
+						externalId: 'JAMF-000001',
+						deviceName: 'Mapped name',
+						notes: '',
+						serialNumber: null,
+						'customFieldValues.costCenter': 'CC-7 Mapped',
+						'customFieldValues.memoryGb': 32,
+						'customFieldValues.purchaseCost': '1299.5 EUR',
+						'customFieldValues.warrantyProvider': 'HP Care Pack',
+						'customFieldValues.lastAuditDate': '2025-03-04T00:00:00',
+						'customFieldValues.supportPortal': 'https://support.example.com',
+					},
+					matchingColumns: ['externalId'],
+					schema: [],
+				},
+			});
+			expect(writes()[0].body).toEqual({
+				externalId: 'JAMF-000001',
+				deviceName: 'Mapped name',
+				customFieldValues: {
+					costCenter: { textValue: 'CC-7 Mapped' },
+					memoryGb: { numberValue: 32 },
+					purchaseCost: { currencyValue: { value: 1299.5, currency: 'EUR' } },
+					warrantyProvider: { optionValue: ['HP Care Pack'] },
+					lastAuditDate: { textValue: '2025-03-04' },
+					supportPortal: { linkValue: { href: 'https://support.example.com' } },
+				},
+			});
+			const after = storedAsset('JAMF-000001');
+			expect(after).toMatchObject({
+				deviceName: 'Mapped name',
+				notes: before.notes,
+				serialNumber: before.serialNumber,
+			});
+		});
+
+		test('mapped automatically: the input item fields with the column names, a new asset created', async () => {
+			const [[created]] = await run(
+				assets,
+				{
+					operation: 'upsert',
+					inputMode: 'map',
+					columns: { mappingMode: 'autoMapInputData', value: null },
+				},
+				{
+					input: [
+						{
+							externalId: 'MAP-1',
+							deviceName: 'Auto mapped',
+							status: 'New',
+							hardwareVendor: 'Dell',
+							'customFieldValues.memoryGb': '16',
+							createdDtm: '2020-01-01T00:00:00Z',
+							somethingElse: 'not a column',
+						},
+					],
+				},
+			);
+			expect(created.json).toMatchObject({
+				externalId: 'MAP-1',
+				deviceName: 'Auto mapped',
+				customFieldValues: { memoryGb: { numberValue: 16 } },
+			});
+			expect(writes()[0]).toMatchObject({
+				method: 'PUT',
+				body: { externalId: 'MAP-1', customFieldValues: { memoryGb: { numberValue: 16 } } },
+			});
+			expect(writes()[0].body).not.toHaveProperty('somethingElse');
+		});
+	});
+});
