@@ -15,7 +15,10 @@ export interface StoredExecution extends WorkflowRun {
 	mode: string;
 }
 
-interface ExecutionRow {
+const UNFINISHED = ['new', 'running'];
+
+/** A row of n8n's execution tables, times as ISO text. */
+export interface ExecutionRow {
 	id: number;
 	workflowId: string;
 	mode: string;
@@ -36,40 +39,77 @@ function flattedParse(text: string): unknown {
 	return (requireFromN8n('flatted') as { parse: (text: string) => unknown }).parse(text);
 }
 
+/**
+ * Which executions to read. Run data is parsed for every execution read, and a trigger's run of
+ * 20,000 items takes seconds to parse: a waiting test reads only what it has not seen, or else it
+ * starves the sandbox that shares its process.
+ */
+export interface ExecutionFilter {
+	workflowId?: string;
+	/** Only executions after this one (by id). */
+	afterId?: string;
+	/** Only this execution. */
+	id?: string;
+}
+
+/** Parsed runs of finished executions (they no longer change), by database and id. */
+const finishedRuns = new Map<string, StoredExecution>();
+
+/**
+ * One row of n8n's execution tables as a StoredExecution. A finished execution's run data is
+ * parsed once and kept; an unfinished one's is not read at all (it may be a trigger's whole payload).
+ */
+export function storedExecution(database: string, row: ExecutionRow): StoredExecution {
+	const key = `${database}#${row.id}`;
+	const kept = finishedRuns.get(key);
+	if (kept) return kept;
+	const finished = !UNFINISHED.includes(row.status);
+	const parsed = (finished && row.data ? flattedParse(row.data) : undefined) as
+		Partial<IRunExecutionData> | undefined;
+	// a new or running execution may have no run data yet
+	const data = (parsed?.resultData ? parsed : { resultData: { runData: {} } }) as IRunExecutionData;
+	const execution: StoredExecution = {
+		id: String(row.id),
+		workflowId: row.workflowId,
+		mode: row.mode,
+		...summarizeRun(data, {
+			status: row.status,
+			startedAt: row.startedAt ?? undefined,
+			stoppedAt: row.stoppedAt ?? undefined,
+		}),
+	};
+	if (finished) finishedRuns.set(key, execution);
+	return execution;
+}
+
 /** Executions stored in an n8n user folder's SQLite database, oldest first (n8n may be running). */
-export function readExecutions(dbPath: string, { workflowId }: { workflowId?: string } = {}) {
+export function readExecutions(dbPath: string, { workflowId, afterId, id }: ExecutionFilter = {}) {
 	const rows = queryDb<ExecutionRow>(
 		dbPath,
 		`SELECT e.id, e.workflowId, e.mode, e.status, e.startedAt, e.stoppedAt, d.data
 		FROM execution_entity e LEFT JOIN execution_data d ON d.executionId = e.id
 		WHERE e.deletedAt IS NULL AND (? IS NULL OR e.workflowId = ?)
+			AND (? IS NULL OR e.id > ?) AND (? IS NULL OR e.id = ?)
 		ORDER BY e.id`,
 		workflowId ?? null,
 		workflowId ?? null,
+		afterId === undefined ? null : Number(afterId),
+		afterId === undefined ? null : Number(afterId),
+		id === undefined ? null : Number(id),
+		id === undefined ? null : Number(id),
 	);
-	return rows.map((row): StoredExecution => {
-		const parsed = (row.data ? flattedParse(row.data) : undefined) as
-			Partial<IRunExecutionData> | undefined;
-		// a new or running execution may have no run data yet
-		const data = (
-			parsed?.resultData ? parsed : { resultData: { runData: {} } }
-		) as IRunExecutionData;
-		return {
-			id: String(row.id),
-			workflowId: row.workflowId,
-			mode: row.mode,
-			...summarizeRun(data, {
-				status: row.status,
-				startedAt: isoTime(row.startedAt),
-				stoppedAt: isoTime(row.stoppedAt),
-			}),
-		};
-	});
+	return rows.map((row) =>
+		storedExecution(dbPath, {
+			...row,
+			startedAt: isoTime(row.startedAt) ?? null,
+			stoppedAt: isoTime(row.stoppedAt) ?? null,
+		}),
+	);
 }
 
 /** Whether an execution has ended, whatever its status. */
 export const isFinished = (execution: StoredExecution): boolean =>
-	!['new', 'running'].includes(execution.status);
+	!UNFINISHED.includes(execution.status);
 
 /** An execution once it has finished (whatever its status); a HarnessError after `timeoutMs`. */
 export async function waitForExecution(
@@ -80,7 +120,7 @@ export async function waitForExecution(
 	return await waitFor(
 		`execution ${id} to finish`,
 		() => {
-			const execution = readExecutions(dbPath).find((candidate) => candidate.id === id);
+			const [execution] = readExecutions(dbPath, { id });
 			return execution && isFinished(execution) ? execution : undefined;
 		},
 		timeoutMs,

@@ -20,7 +20,12 @@ import {
 import type { WorkflowRun } from './runData';
 import { queryDb } from './db';
 import { HarnessError } from './errors';
-import { isFinished, readExecutions, type StoredExecution } from './executions';
+import {
+	isFinished,
+	readExecutions,
+	type ExecutionFilter,
+	type StoredExecution,
+} from './executions';
 import { waitFor } from './net';
 import { installPackage } from './package';
 import { cacheDir, N8N_VERSION } from './paths';
@@ -210,9 +215,9 @@ export class N8nHome implements N8nEnvironment {
 	}
 
 	/** Stored executions, oldest first; in queue mode each says which worker ran it. */
-	readExecutions(filter: { workflowId?: string } = {}): QueueRun[] {
+	readExecutions(filter: ExecutionFilter = {}): QueueRun[] {
 		if (!this.queue) return readExecutions(this.dbPath, filter);
-		const executions = readQueueExecutions(this.queue.services, filter.workflowId);
+		const executions = readQueueExecutions(this.queue.services, filter);
 		const ranBy = new Map<string, string>();
 		for (const worker of this.queue.started) {
 			for (const id of worker.startedExecutions()) ranBy.set(id, worker.name);
@@ -228,7 +233,7 @@ export class N8nHome implements N8nEnvironment {
 		return await waitFor(
 			`execution ${id} to finish`,
 			() => {
-				const execution = this.readExecutions().find((candidate) => candidate.id === id);
+				const [execution] = this.readExecutions({ id });
 				return execution && isFinished(execution) ? execution : undefined;
 			},
 			timeoutMs,

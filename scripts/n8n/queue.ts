@@ -1,17 +1,17 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-
-import type { IRunExecutionData } from 'n8n-workflow';
 
 import { n8nCommand, type N8nEnvironment } from './cli';
 import { HarnessError, tail } from './errors';
 import { delay, freePort, isPortTaken, waitFor } from './net';
-import { n8nInstallDir } from './paths';
-import { summarizeRun } from './runData';
-import type { StoredExecution } from './executions';
+import {
+	storedExecution,
+	type ExecutionFilter,
+	type ExecutionRow,
+	type StoredExecution,
+} from './executions';
 
 /**
  * Queue mode as n8n runs it in production, on this machine: a private Redis (Debian's) and Postgres
@@ -120,48 +120,25 @@ export async function startQueueServices(): Promise<QueueServices> {
 	};
 }
 
-/** n8n stores run data `flatted`-encoded; use n8n's own copy of the library. */
-function flattedParse(text: string): unknown {
-	const requireFromN8n = createRequire(path.join(n8nInstallDir(), 'package.json'));
-	return (requireFromN8n('flatted') as { parse: (text: string) => unknown }).parse(text);
-}
-
 /** Executions in n8n's Postgres database, oldest first. */
 export function readQueueExecutions(
 	services: QueueServices,
-	workflowId?: string,
+	{ workflowId, afterId, id }: ExecutionFilter = {},
 ): StoredExecution[] {
-	const where = workflowId ? `AND e."workflowId" = '${workflowId.replace(/'/g, "''")}'` : '';
-	const rows = services.query<{
-		id: number;
-		workflowId: string;
-		mode: string;
-		status: string;
-		startedAt: string | null;
-		stoppedAt: string | null;
-		data: string | null;
-	}>(
-		`SELECT e.id, e."workflowId", e.mode, e.status, e."startedAt", e."stoppedAt", d.data
+	const database = `postgres:${services.env.DB_POSTGRESDB_PORT}`;
+	const where = [
+		workflowId ? `AND e."workflowId" = '${workflowId.replace(/'/g, "''")}'` : '',
+		afterId === undefined ? '' : `AND e.id > ${Number(afterId)}`,
+		id === undefined ? '' : `AND e.id = ${Number(id)}`,
+	].join(' ');
+	// psql hands rows over as JSON: run data only where it will be read (a finished run not read yet)
+	const rows = services.query<ExecutionRow>(
+		`SELECT e.id, e."workflowId", e.mode, e.status, e."startedAt", e."stoppedAt",
+			CASE WHEN e.status IN ('new', 'running') THEN NULL ELSE d.data END AS data
 		FROM execution_entity e LEFT JOIN execution_data d ON d."executionId" = e.id
 		WHERE e."deletedAt" IS NULL ${where} ORDER BY e.id`,
 	);
-	return rows.map((row) => {
-		const parsed = (row.data ? flattedParse(row.data) : undefined) as
-			Partial<IRunExecutionData> | undefined;
-		const data = (
-			parsed?.resultData ? parsed : { resultData: { runData: {} } }
-		) as IRunExecutionData;
-		return {
-			id: String(row.id),
-			workflowId: row.workflowId,
-			mode: row.mode,
-			...summarizeRun(data, {
-				status: row.status,
-				startedAt: row.startedAt ?? undefined,
-				stoppedAt: row.stoppedAt ?? undefined,
-			}),
-		};
-	});
+	return rows.map((row) => storedExecution(database, row));
 }
 
 export interface N8nWorker {
