@@ -11,7 +11,9 @@ import { walk, type WalkSettings, type WalkState } from './walk';
  * a change is a new version (Record Changed) or a watched value the record did not have when the
  * trigger last saw it (Asset Synced, Contract Agreement Dated). The values that clients write
  * (`lastSyncDtm`, `agreementDate`) are data, never a cursor: late, backdated and future values
- * are all just values.
+ * are all just values. The filter decides which changes are emitted, not what a change is: value
+ * events read every modified record and remember its value whether it matches or not, so a record
+ * entering or leaving the filter, or a filter edited, is never a change by itself.
  *
  * State (in the workflow's static data): where the next walk starts, a walk the budget cut short,
  * and per record the instant last seen (the watched value for good; for Record Changed only the
@@ -28,6 +30,11 @@ export interface ChangeState {
 	floor: string;
 	/** id → instant last seen, per record (see the file comment). */
 	memory: PackedMemory;
+	/**
+	 * 'all': the memory of a value event holds every record, matching the filter or not. States
+	 * written before held the matching ones only; they learn the others in one whole walk.
+	 */
+	scope?: 'all';
 	/** A walk the budget cut short. */
 	walk?: ChangeWalk;
 }
@@ -37,6 +44,8 @@ interface ChangeWalk extends WalkState {
 	baseline?: boolean;
 	/** Include existing: the most recent existing records found so far. */
 	candidates?: IDataObject[];
+	/** A walk learning every record (see `scope`): the `since` of the state it began from. */
+	relearnBefore?: string;
 }
 
 export interface ChangeSettings extends WalkSettings {
@@ -86,9 +95,15 @@ export async function pollChanges(
 	}
 	const memory = new RecordMemory(previous?.memory, event.unit);
 	const baseline = !previous || previous.walk?.baseline === true;
+	// a state from before the memory held every record learns the others in one whole walk
+	const relearnBefore =
+		previous && event.watchesValue && previous.scope !== 'all'
+			? (previous.walk?.relearnBefore ?? previous.since)
+			: undefined;
 	const qs: IDataObject = {};
-	if (settings.filter) qs.filter = printFilter(settings.filter);
-	if (previous && !baseline) qs.since = previous.since;
+	// a value event reads every record, so a record entering the filter is known by its value
+	if (settings.filter && !event.watchesValue) qs.filter = printFilter(settings.filter);
+	if (previous && !baseline && relearnBefore === undefined) qs.since = previous.since;
 	let candidates = baseline ? [...(previous?.walk?.candidates ?? [])] : [];
 	const emit: IDataObject[] = [];
 
@@ -98,23 +113,39 @@ export async function pollChanges(
 		qs,
 		previous?.walk,
 		settings,
-		(records, startedAt) => {
+		async (records, startedAt) => {
+			const fresh: IDataObject[] = [];
+			const existing: IDataObject[] = [];
+			const seen: Array<[string, number | undefined]> = [];
 			for (const record of records) {
 				const id = String(record.id);
 				const instant = instantOf(record[event.field]);
-				if (instant === undefined) {
-					memory.delete(id);
-					continue;
-				}
-				if (memory.get(id) === instant) continue;
-				memory.set(id, instant);
+				const known = memory.get(id);
+				seen.push([id, instant]);
+				if (instant === undefined || known === instant) continue;
 				// a record the first walk finds unmodified since it began existed before the trigger
 				if (baseline && modifiedAt(record) <= startedAt) {
-					if (settings.firstRun === 'includeExisting') candidates.push(record);
-					continue;
+					if (settings.firstRun === 'includeExisting') existing.push(record);
+				} else if (
+					relearnBefore === undefined ||
+					known !== undefined ||
+					modifiedAt(record) >= Date.parse(relearnBefore)
+				) {
+					fresh.push(record);
 				}
-				emit.push(record);
 			}
+			// the filter decides which changes are emitted: asked before anything is remembered
+			const matching =
+				event.watchesValue && settings.filter && (fresh.length || existing.length)
+					? await matchingIds(context, settings, records, qs.since as string | undefined)
+					: undefined;
+			const matches = (record: IDataObject) => !matching || matching.has(String(record.id));
+			for (const [id, instant] of seen) {
+				if (instant === undefined) memory.delete(id);
+				else memory.set(id, instant);
+			}
+			emit.push(...fresh.filter(matches));
+			candidates.push(...existing.filter(matches));
 			if (candidates.length > settings.maxExisting * 2)
 				candidates = keepMostRecent(candidates, event.field, settings.maxExisting);
 		},
@@ -127,8 +158,10 @@ export async function pollChanges(
 				since: previous?.since ?? iso(outcome.startedAt + 1),
 				floor: previous?.floor ?? iso(outcome.startedAt + 1),
 				memory: memory.pack(),
+				...(event.watchesValue && relearnBefore === undefined ? { scope: 'all' as const } : {}),
 				walk: {
 					...outcome.resume,
+					...(relearnBefore !== undefined ? { relearnBefore } : {}),
 					...(baseline
 						? {
 								baseline: true,
@@ -151,11 +184,40 @@ export async function pollChanges(
 			since: iso(since),
 			floor: iso(floor),
 			memory: memory.pack(),
+			...(event.watchesValue ? { scope: 'all' as const } : {}),
 		},
 		emit: baseline
 			? [...keepMostRecent(candidates, event.field, settings.maxExisting), ...emit]
 			: emit,
 	};
+}
+
+/**
+ * Which of a page's records match the user's filter now: the same window asked again with the
+ * filter, narrowed to the page's ids (one request for a page, whatever it holds).
+ */
+async function matchingIds(
+	context: IPollFunctions,
+	settings: ChangeSettings,
+	records: IDataObject[],
+	since: string | undefined,
+): Promise<Set<string>> {
+	const ids = records.map((record) => String(record.id)).sort();
+	const qs: IDataObject = {
+		filter: printFilter(
+			all(settings.filter, compare('id', 'ge', ids[0]), compare('id', 'le', ids[ids.length - 1]))!,
+		),
+	};
+	if (since !== undefined) qs.since = since;
+	const matching = new Set<string>();
+	const pages = paginate.call(context, settings.event.path, qs, {
+		operation: settings.operation,
+		pageSize: settings.pageSize,
+		retry: settings.retry,
+	});
+	for await (const page of pages)
+		for (const record of page.records) matching.add(String(record.id));
+	return matching;
 }
 
 /** Record Changed from now on: remember when the trigger started, by the service's clock. */

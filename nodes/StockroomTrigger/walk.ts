@@ -61,7 +61,8 @@ function walkStart(answeredAt: number | undefined): number {
 
 /**
  * Reads the walk of `qs` on `path` (continuing `previous` when it is a walk of the same query),
- * handing each page's records to `onRecords`, until the last page or the budget. A request that
+ * handing each page's records to `onRecords` (a page it fails on is read again next time), until
+ * the last page or the budget. A request that
  * fails after this poll has read pages ends the poll early with what was read: the walk resumes
  * at the failed page next time. A failure before any page was read is thrown.
  */
@@ -71,7 +72,7 @@ export async function walk(
 	qs: IDataObject,
 	previous: WalkState | undefined,
 	settings: WalkSettings,
-	onRecords: (records: IDataObject[], startedAt: number) => void,
+	onRecords: (records: IDataObject[], startedAt: number) => void | Promise<void>,
 ): Promise<WalkOutcome> {
 	const query = queryKey(qs);
 	const continuing = previous?.query === query ? previous : undefined;
@@ -87,7 +88,7 @@ export async function walk(
 		for await (const page of pages) {
 			startedAt ??= walkStart(page.answeredAt);
 			pagesRead++;
-			onRecords(page.records, startedAt);
+			await onRecords(page.records, startedAt);
 			next = page.next;
 			if (next && !settings.withinBudget()) break;
 		}

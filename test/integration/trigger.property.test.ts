@@ -9,7 +9,8 @@ import { runPoll, sandboxCredential, type CredentialStore } from '../helpers/n8n
 /**
  * Model-based test of the change events. Random histories mix what real data does (syncs, late,
  * backdated and far-future values, edits that are not syncs, cleared values, bulk writes sharing
- * one timestamp, records entering and leaving the filter, creates, deletes) with polls (one page
+ * one timestamp, records entering and leaving the filter, filter edits, creates, deletes and
+ * records restored as they were) with polls (one page
  * or everything per poll, service faults on the first or a later page), n8n restarts (the state
  * goes back to what n8n last saved: at activation and when a poll emits, or after every poll with
  * durable cursors) and late polls (n8n's durable scheduler hands a poll the state stored before the
@@ -18,10 +19,14 @@ import { runPoll, sandboxCredential, type CredentialStore } from '../helpers/n8n
  *
  * - Asset Synced / Contract Agreement Dated: a change is a version of a record (one write, known
  *   by its lastModifiedDtm) that matches the filter and whose watched value differs from the value
- *   the record had when the trigger last saw it. Required: once a version has been current for
- *   long enough for two whole walks, the last value emitted for the record (or its value at
- *   activation) is that version's value. Allowed: versions written after activation, each once,
- *   in order, never the same value twice in a row unless the value was cleared in between.
+ *   the record had when the trigger last saw it, matching or not: the filter decides which changes
+ *   are emitted, not what a change is. Required: once a version has been current for long enough
+ *   for two whole walks, and the value it carries was written inside the filter and has stayed
+ *   inside (under a filter not edited since), the last value emitted for the record (or its value
+ *   at activation, matching or not) is that value. Allowed: versions written after activation,
+ *   each once, in order, never a value the record has kept since the last one emitted (or since
+ *   activation): entering or leaving the filter, a filter edit, an edit of another field or a
+ *   record deleted and restored is not a change.
  * - Record Changed: every version written after activation that matches the filter is a change.
  *   Required once current for two whole walks; allowed once each, in order.
  *
@@ -57,6 +62,8 @@ type Step =
 	| { kind: 'bulk'; share: number; write: 'sync' | 'touch' }
 	| { kind: 'create' }
 	| { kind: 'delete'; target: number }
+	| { kind: 'restore'; target: number }
+	| { kind: 'filter edit' }
 	| { kind: 'wait'; ms: number }
 	| {
 			kind: 'poll';
@@ -103,6 +110,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 				'touch',
 				'clear',
 				'toggle',
+				'toggle',
 			),
 			offset: fc.double({ min: 0, max: 1, noNaN: true }),
 		}),
@@ -117,6 +125,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 	},
 	{ weight: 1, arbitrary: fc.constant({ kind: 'create' as const }) },
 	{ weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), target: fc.nat() }) },
+	{ weight: 1, arbitrary: fc.record({ kind: fc.constant('restore' as const), target: fc.nat() }) },
+	{ weight: 1, arbitrary: fc.constant({ kind: 'filter edit' as const }) },
 	{
 		weight: 3,
 		arbitrary: fc.record({
@@ -159,7 +169,8 @@ interface Version {
 	modified: number;
 	/** The watched value (ms; days at midnight for dates), when the record has one. */
 	value?: number;
-	matches: boolean;
+	/** The record as written, to ask whether it matches the filter in force. */
+	record: StoredRecord;
 	/** Successful polls since this version was written (or since the last restart). */
 	polls: number;
 }
@@ -167,15 +178,19 @@ interface Version {
 /** The filter the trigger is given, and the same rule written by hand for the model. */
 const FILTERS = {
 	assets: {
-		expression: 'status eq "Deployed"',
-		matches: (record: StoredRecord) => record.status === 'Deployed',
+		expressions: ['status eq "Deployed"', 'status eq "OutForRepair"'],
+		matches: (record: StoredRecord, variant: number) =>
+			record.status === (variant === 0 ? 'Deployed' : 'OutForRepair'),
 		toggle: (record: StoredRecord) => ({
 			status: record.status === 'Deployed' ? 'OutForRepair' : 'Deployed',
 		}),
 	},
 	contracts: {
-		expression: 'vendorName sw "a"',
-		matches: (record: StoredRecord) => String(record.vendorName).toLowerCase().startsWith('a'),
+		expressions: ['vendorName sw "a"', 'vendorName sw "z"'],
+		matches: (record: StoredRecord, variant: number) =>
+			String(record.vendorName)
+				.toLowerCase()
+				.startsWith(variant === 0 ? 'a' : 'z'),
 		toggle: (record: StoredRecord) => ({
 			vendorName: String(record.vendorName).toLowerCase().startsWith('a')
 				? 'Zenith Ltd'
@@ -229,6 +244,9 @@ class Model {
 	/** When the first walk finished (value events and Include): writes before then are ambiguous. */
 	baselineDoneAt?: number;
 	readonly emitted: Array<{ id: string; modified: number; value?: number }> = [];
+	/** Which of the resource's two filters is in force, and since when (service clock). */
+	filterVariant = 0;
+	filterEditedAt = -Infinity;
 
 	constructor(
 		readonly setup: Setup,
@@ -240,7 +258,7 @@ class Model {
 	}
 
 	matches(record: StoredRecord): boolean {
-		return !this.setup.filtered || FILTERS[this.setup.resource].matches(record);
+		return !this.setup.filtered || FILTERS[this.setup.resource].matches(record, this.filterVariant);
 	}
 
 	valueOf(record: StoredRecord): number | undefined {
@@ -254,7 +272,7 @@ class Model {
 		list.push({
 			modified: Date.parse(String(record.lastModifiedDtm)),
 			value: this.valueOf(record),
-			matches: this.matches(record),
+			record,
 			polls: 0,
 		});
 		this.versions.set(record.id, list);
@@ -286,7 +304,7 @@ class Model {
 		return (
 			this.setup.firstRun === 'includeExisting' &&
 			version === this.atActivation(id) &&
-			version.matches &&
+			this.matches(version.record) &&
 			(this.setup.event === 'recordChanged' || version.value !== undefined)
 		);
 	}
@@ -298,7 +316,8 @@ class Model {
 		const version = this.versions.get(id)?.find((candidate) => candidate.modified === modified);
 		const where = `${id} at ${iso(modified)}`;
 		if (!version) throw new Error(`emitted a version that was never written: ${where}`);
-		if (!version.matches) throw new Error(`emitted a version outside the filter: ${where}`);
+		if (!this.matches(version.record))
+			throw new Error(`emitted a version outside the filter: ${where}`);
 		if (this.setup.event !== 'recordChanged') {
 			if (version.value === undefined)
 				throw new Error(`emitted a record without a value: ${where}`);
@@ -317,16 +336,12 @@ class Model {
 			const between = this.versions
 				.get(id)!
 				.filter((candidate) => candidate.modified > since && candidate.modified < modified);
-			const cleared = between.some((candidate) => candidate.value === undefined);
+			// matching or not: entering the filter is not a change
+			const kept = between.every((candidate) => candidate.value === lastValue);
 			// the first walk cannot know the value of a record modified before it got there
 			const ambiguous =
 				!previous && (this.baselineDoneAt === undefined || modified <= this.baselineDoneAt);
-			if (
-				lastValue === version.value &&
-				!cleared &&
-				!ambiguous &&
-				(previous || this.atActivation(id)?.matches)
-			)
+			if (lastValue === version.value && kept && !ambiguous)
 				throw new Error(`emitted ${where} with the value it already had (${iso(version.value!)})`);
 		}
 		this.emitted.push({ id, modified, value: version.value });
@@ -336,17 +351,18 @@ class Model {
 	private told(id: string): { value?: number; modified?: number } {
 		const last = this.emitted.filter((entry) => entry.id === id).at(-1);
 		if (last) return last;
-		const start = this.atActivation(id);
-		return start?.matches ? { value: start.value } : {};
+		return { value: this.atActivation(id)?.value };
 	}
 
 	/** Every version current for at least `polls` successful polls must have been accounted for. */
 	checkRequired(polls: number, records: readonly StoredRecord[]): void {
 		for (const record of records) {
 			const version = this.current(record.id)!;
-			if (version.polls < polls || !version.matches) continue;
+			if (version.polls < polls || !this.matches(version.record)) continue;
 			const where = `${record.id} at ${iso(version.modified)} (current for ${version.polls} polls)`;
 			if (this.setup.event === 'recordChanged') {
+				// a filter edited since: the trigger may have read past the version under the old one
+				if (version.modified < this.filterEditedAt) continue;
 				const required = version.modified > this.activatedAt! || this.existing(record.id, version);
 				const done = this.emitted.some(
 					(entry) => entry.id === record.id && entry.modified === version.modified,
@@ -355,6 +371,16 @@ class Model {
 				continue;
 			}
 			if (version.value === undefined) continue;
+			// the versions carrying this value: a change only if written inside the filter and kept inside
+			const list = this.versions.get(record.id)!;
+			let start = list.length - 1;
+			while (start > 0 && list[start - 1].value === version.value) start--;
+			const carrying = list.slice(start);
+			if (
+				carrying[0].modified < this.filterEditedAt ||
+				!carrying.every((entry) => this.matches(entry.record))
+			)
+				continue;
 			if (this.told(record.id).value !== version.value)
 				throw new Error(`never emitted the value ${iso(version.value)} of ${where}`);
 		}
@@ -384,12 +410,16 @@ describe('trigger property: every change is emitted exactly once', () => {
 		sandbox.setClock(() => new Date(now));
 		const table = sandbox.store[config.resource];
 		const filter = FILTERS[config.resource];
+		/** Records deleted in this history, to restore as they were. */
+		const deleted: StoredRecord[] = [];
 		const model = new Model(config, () => table.all());
 		for (const record of table.all()) model.wrote(record);
-		const parameters = {
+		const parameters: IDataObject = {
 			resource: config.resource,
 			event: config.event,
-			...(config.filtered ? { filterMode: 'expression', filterExpression: filter.expression } : {}),
+			...(config.filtered
+				? { filterMode: 'expression', filterExpression: filter.expressions[0] }
+				: {}),
 			options: {
 				pageSize: config.pageSize,
 				maxAttempts: 1,
@@ -465,6 +495,8 @@ describe('trigger property: every change is emitted exactly once', () => {
 			if (config.durable || result !== null || Object.keys(saved).length === 0)
 				saved = stored(staticData);
 			model.checkRequired(2 * walkPolls() + 1, table.all());
+			// what is written next comes after the poll, not at its instant
+			now += 1;
 		};
 
 		for (const action of steps) {
@@ -501,7 +533,24 @@ describe('trigger property: every change is emitted exactly once', () => {
 					break;
 				}
 				case 'delete':
-					if (records.length > 3) table.delete(records[action.target % records.length].id);
+					if (records.length > 3) {
+						const gone = records[action.target % records.length];
+						table.delete(gone.id);
+						deleted.push(gone);
+					}
+					break;
+				case 'restore': {
+					// back as it was (same id, same values), by the service a new write
+					const [back] = deleted.splice(action.target % Math.max(deleted.length, 1), 1);
+					if (back) write(back, {});
+					break;
+				}
+				case 'filter edit':
+					// after the first walk: Include's existing records are those of the first filter
+					if (!config.filtered || model.baselineDoneAt === undefined) break;
+					model.filterVariant = 1 - model.filterVariant;
+					model.filterEditedAt = now;
+					parameters.filterExpression = filter.expressions[model.filterVariant];
 					break;
 				case 'restart':
 					staticData = stored(saved);

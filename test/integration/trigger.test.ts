@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 import { StockroomTrigger } from '../../nodes/StockroomTrigger/StockroomTrigger.node';
+import { packMemory, unpackMemory, type PackedMemory } from '../../nodes/StockroomTrigger/memory';
 import { SETTLE_MS } from '../../nodes/StockroomTrigger/pollTurns';
 import { addDays } from '../../nodes/StockroomTrigger/renewals';
 import { createSandbox, type Sandbox } from '../../sandbox/server';
@@ -164,20 +165,58 @@ describe('Stockroom Trigger against the sandbox', () => {
 		},
 	);
 
-	test('the user filter is applied by the service, the window by since', async () => {
-		const parameters = {
+	test('the filter decides which syncs are emitted: entering or leaving it, editing it, deleting and re-creating are not syncs', async () => {
+		const deployed = {
 			...assetSynced,
 			filterMode: 'expression',
-			filterExpression: 'status eq "Deployed" or hardwareVendor eq "Dell"',
+			filterExpression: 'status eq "Deployed"',
 		};
-		await poll(parameters);
+		const index = (status: string, skip = 0) =>
+			sandbox.store.assets.all().findIndex((record, at) => at >= skip && record.status === status);
+		const outside = index('ReadyToDeploy');
+		const inside = index('Deployed');
+		const leaving = index('Deployed', inside + 1);
+		await poll(deployed);
 		now += MINUTE;
-		await poll(parameters);
-		expect(apiCalls().at(-1)?.query).toEqual({
-			filter: 'status eq "Deployed" or hardwareVendor eq "Dell"',
-			since: expect.stringMatching(/Z$/),
-			limit: '1000',
-		});
+		sandbox.resetStats();
+		await patchAsset(outside, { status: 'Deployed' }); // enters the filter with its old sync
+		const synced = await patchAsset(inside, { lastSyncDtm: iso(now) });
+		await patchAsset(leaving, { status: 'OutForRepair' });
+		await patchAsset(leaving, { lastSyncDtm: iso(now) }); // a sync outside the filter
+		expect(emittedIds(await poll(deployed))).toEqual([synced.id]);
+		// every modified record is read; the service says which of the page's ids match the filter
+		const reads = apiCalls().slice(-2);
+		const since = reads[0].query.since;
+		const ids = [asset(outside).id, asset(inside).id, asset(leaving).id].sort();
+		expect(reads.map((call) => call.query)).toEqual([
+			{ since, limit: '1000' },
+			{
+				filter: `status eq "Deployed" and id ge "${ids[0]}" and id le "${ids[2]}"`,
+				since,
+				limit: '1000',
+			},
+		]);
+		// back inside with the value it synced outside: not a sync either
+		await patchAsset(leaving, { status: 'Deployed' });
+		now += MINUTE;
+		expect(await poll(deployed)).toBeNull();
+		// the filter widened: the records it takes in now are not syncs
+		const widened = {
+			...deployed,
+			filterExpression: 'status eq "Deployed" or status eq "ReadyToDeploy"',
+		};
+		await patchAsset(index('ReadyToDeploy'), { notes: 'seen under the wider filter' });
+		now += MINUTE;
+		expect(await poll(widened)).toBeNull();
+		// deleted and restored as it was (same id, same sync): not a sync; a real sync beside it is
+		const restored = { ...asset(inside) };
+		sandbox.store.assets.delete(restored.id);
+		now += MINUTE;
+		expect(await poll(widened)).toBeNull();
+		sandbox.store.assets.put({ ...restored, lastModifiedDtm: iso(now) });
+		const beside = await patchAsset(index('Deployed'), { lastSyncDtm: iso(now + 5) });
+		now += MINUTE;
+		expect(emittedIds(await poll(widened))).toEqual([beside.id]);
 	});
 
 	test.each([
@@ -197,7 +236,9 @@ describe('Stockroom Trigger against the sandbox', () => {
 
 	test('a custom number field in the builder is sent as a number, as in Get Many', async () => {
 		const parameters = {
-			...assetSynced,
+			resource: 'assets',
+			event: 'recordChanged',
+			options: { firstRun: 'includeExisting' },
 			filterMode: 'manual',
 			conditions: {
 				condition: [{ field: 'customFieldValues.memoryGb', operator: 'ge', value: '16' }],
@@ -209,6 +250,47 @@ describe('Stockroom Trigger against the sandbox', () => {
 			'/api/assets/v1',
 		]);
 		expect(apiCalls()[1].query.filter).toBe('customFieldValues.memoryGb ge 16');
+	});
+
+	test('a state saved before the memory held every record: one whole walk learns the others, losing and repeating nothing', async () => {
+		const deployed = {
+			...assetSynced,
+			filterMode: 'expression',
+			filterExpression: 'status eq "Deployed"',
+		};
+		await poll(deployed);
+		// as the earlier version stored it: only the records matching the filter, no scope
+		const { scope, memory, ...rest } = changes() as IDataObject & { memory: PackedMemory };
+		expect(scope).toBe('all');
+		const remembered = new Map(
+			[...unpackMemory(memory)].filter(
+				([id]) => sandbox.store.assets.get(id)?.status === 'Deployed',
+			),
+		);
+		staticData.changes = { ...rest, memory: packMemory(remembered, 'ms') };
+		const outside = sandbox.store.assets
+			.all()
+			.findIndex((record) => record.status === 'ReadyToDeploy');
+		const inside = sandbox.store.assets.all().findIndex((record) => record.status === 'Deployed');
+		now += MINUTE;
+		const synced = await patchAsset(inside, { lastSyncDtm: iso(now) });
+		const syncedOutside = await patchAsset(outside, { lastSyncDtm: iso(now), status: 'Deployed' });
+		now += MINUTE;
+		// the walk that learns reads every record once (no since), and emits both syncs
+		expect(emittedIds(await poll(deployed))).toEqual([synced.id, syncedOutside.id].sort());
+		expect(
+			apiCalls().filter((call) => call.query.since === undefined && !call.query.filter),
+		).not.toEqual([]);
+		expect(changes().scope).toBe('all');
+		// from then on, a record entering the filter with its old value is not a sync
+		await patchAsset(
+			sandbox.store.assets.all().findIndex((record) => record.status === 'ReadyToDeploy'),
+			{
+				status: 'Deployed',
+			},
+		);
+		now += MINUTE;
+		expect(await poll(deployed)).toBeNull();
 	});
 
 	test('a failed poll leaves the state as it was, and the next poll emits the change', async () => {
