@@ -23,6 +23,7 @@ Runs a local Stockroom service: token endpoint, assets, contracts, SCIM users.
   --records <n>           seed n assets, about n/5 contracts, and users (default ${DEMO_ASSETS})
   --seed <n>              makes the data and the faults repeatable (default 1)
   --token-ttl <seconds>   lifetime of access tokens (default 3600)
+  --cursor-ttl <seconds>  lifetime of next links' cursors (default: for ever)
   --faults <spec>         comma-separated kind:rate, kinds 429 500 502 503 504 reset cut
                           slow hang maintenance shape truncated (reset: dropped before
                           answering; cut: carried out, answer dropped half-way; hang: no
@@ -69,6 +70,7 @@ function parseFlags(args: string[]): SandboxOptions | 'help' {
 				records: { type: 'string' },
 				seed: { type: 'string' },
 				'token-ttl': { type: 'string' },
+				'cursor-ttl': { type: 'string' },
 				faults: { type: 'string' },
 				data: { type: 'string' },
 				latency: { type: 'string' },
@@ -102,6 +104,7 @@ function parseFlags(args: string[]): SandboxOptions | 'help' {
 		records: integer('records', values.records, 0),
 		seed: integer('seed', values.seed, 0, 0xffffffff),
 		tokenTtl: integer('token-ttl', values['token-ttl'], 1),
+		cursorTtl: integer('cursor-ttl', values['cursor-ttl'], 1),
 		faults: values.faults,
 		dataFile: values.data,
 		network: {

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { isCalendarDate, isDateTime } from '../nodes/shared/schema/values';
+import type { Clock } from './clock';
 import { badInput, JSON_TYPE, type Reply } from './problems';
 import { isRecordId, type RecordTable, type StoredRecord } from './store';
 
@@ -18,11 +19,42 @@ export interface ListWindow {
 	until?: string;
 }
 
-export const encodeCursor = (id: string): string => Buffer.from(id, 'latin1').toString('base64url');
+/**
+ * The `after` cursors of next links: the last id of a page and when the link was issued (record
+ * clock). With a lifetime set, an older cursor is refused, as a service that keeps cursors for a
+ * while refuses a link resumed too late (the spec calls `after` opaque).
+ */
+export class Cursors {
+	constructor(
+		private readonly clock: Clock,
+		/** Seconds a cursor stays valid; undefined: for ever. */
+		public ttlSeconds?: number,
+	) {}
 
-function decodeCursor(text: string): string | undefined {
-	const id = /^[A-Za-z0-9_-]+$/.test(text) ? Buffer.from(text, 'base64url').toString('latin1') : '';
-	return isRecordId(id) ? id : undefined;
+	encode(id: string): string {
+		return Buffer.from(`${id}.${this.clock.now().getTime()}`, 'latin1').toString('base64url');
+	}
+
+	/** The id a cursor carries; throws a 400 naming `after` when it is not one or has expired. */
+	decode(text: string): string {
+		const [id, issued] = (
+			/^[A-Za-z0-9_-]+$/.test(text) ? Buffer.from(text, 'base64url').toString('latin1') : ''
+		).split('.');
+		if (!isRecordId(id) || !/^\d+$/.test(issued ?? '')) {
+			throw badInput(
+				'after',
+				'is not a cursor this service issued; use the next link of the previous page',
+			);
+		}
+		const age = this.clock.now().getTime() - Number(issued);
+		if (this.ttlSeconds !== undefined && age > this.ttlSeconds * 1000) {
+			throw badInput(
+				'after',
+				`has expired (cursors last ${this.ttlSeconds} s); list again from the first page`,
+			);
+		}
+		return id;
+	}
 }
 
 function parseBound(query: URLSearchParams, name: 'since' | 'until'): string | undefined {
@@ -35,7 +67,7 @@ function parseBound(query: URLSearchParams, name: 'since' | 'until'): string | u
 }
 
 /** Reads `limit`, `after`, `since` and `until`; throws a 400 naming a bad one. */
-export function parseWindow(query: URLSearchParams): ListWindow {
+export function parseWindow(query: URLSearchParams, cursors: Cursors): ListWindow {
 	const limitText = query.get('limit');
 	let limit = DEFAULT_LIMIT;
 	if (limitText !== null) {
@@ -45,13 +77,7 @@ export function parseWindow(query: URLSearchParams): ListWindow {
 		limit = Math.min(Number(limitText), MAX_LIMIT);
 	}
 	const afterText = query.get('after');
-	const after = afterText === null || afterText === '' ? undefined : decodeCursor(afterText);
-	if (afterText && after === undefined) {
-		throw badInput(
-			'after',
-			'is not a cursor this service issued; use the next link of the previous page',
-		);
-	}
+	const after = afterText === null || afterText === '' ? undefined : cursors.decode(afterText);
 	return { limit, after, since: parseBound(query, 'since'), until: parseBound(query, 'until') };
 }
 
@@ -113,7 +139,7 @@ export function pageOf(
 }
 
 /** The absolute URL of the next page: the request's own URL with `after` set. */
-export function nextUrl(req: IncomingMessage, url: URL, lastId: string): string {
+export function nextUrl(req: IncomingMessage, url: URL, cursor: string): string {
 	const forwarded = req.headers['x-forwarded-proto'];
 	const proto =
 		(Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0].trim() || 'http';
@@ -121,7 +147,7 @@ export function nextUrl(req: IncomingMessage, url: URL, lastId: string): string 
 	// behind a gateway that serves the service under a path (https://gw.example.com/stockroom)
 	const prefix = String(req.headers['x-forwarded-prefix'] ?? '').replace(/\/+$/, '');
 	const query = new URLSearchParams(url.search);
-	query.set('after', encodeCursor(lastId));
+	query.set('after', cursor);
 	return `${proto}://${host}${prefix}${url.pathname}?${query}`;
 }
 
@@ -130,11 +156,12 @@ export function listReply(
 	req: IncomingMessage,
 	url: URL,
 	page: { results: StoredRecord[]; lastId?: string },
+	cursors: Cursors,
 ): Reply {
 	if (page.lastId === undefined) {
 		return { status: 200, body: { results: page.results }, contentType: JSON_TYPE };
 	}
-	const next = nextUrl(req, url, page.lastId);
+	const next = nextUrl(req, url, cursors.encode(page.lastId));
 	return {
 		status: 200,
 		body: { results: page.results, next },

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Grant } from './auth';
 import type { Clock } from './clock';
+import type { Cursors } from './paging';
 import type { Reply } from './problems';
 import type { Store } from './store';
 
@@ -8,6 +9,7 @@ import type { Store } from './store';
 export interface SandboxContext {
 	store: Store;
 	clock: Clock;
+	cursors: Cursors;
 }
 
 export interface PublicRequest {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { ALL_SCOPES, Authority, type ClientApp, type LeakyTokenFault } from './auth';
 import { bodyOf, readBody } from './body';
 import { Clock } from './clock';
+import { Cursors } from './paging';
 import { FaultInjector, faultReply, type FaultKind } from './faults';
 import { Network, type NetworkProfile } from './network';
 import { DataFile, loadDataFile } from './persistence';
@@ -34,6 +35,8 @@ export interface SandboxOptions {
 	seed?: number;
 	/** Token lifetime in seconds; default 3600. */
 	tokenTtl?: number;
+	/** How long (seconds, record clock) a next link's cursor stays valid; default for ever. */
+	cursorTtl?: number;
 	/** Random faults, e.g. `429:0.1,503:0.05,reset:0.02,slow:0.1`. */
 	faults?: string;
 	/** Keep state in this file (loaded at start, written within a second of each change). */
@@ -92,6 +95,8 @@ export interface Sandbox {
 	/** The next token request fails with a body that carries secrets (see LEAKY_TOKEN_FAULTS). */
 	failTokenNext(kind: LeakyTokenFault): void;
 	setClock(now: () => Date): void;
+	/** Cursors older than this many seconds (record clock) are refused; undefined: never. */
+	setCursorTtl(seconds: number | undefined): void;
 	/** Back to the seeded data, no faults, zero stats. */
 	reset(): void;
 	/** Stops listening, drops connections, writes the data file. */
@@ -119,10 +124,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 	);
 	const faults = new FaultInjector(seed, options.faults);
 	const network = new Network(options.network);
+	const cursors = new Cursors(clock, options.cursorTtl);
 	const router = new Router([
-		...assetRoutes({ store, clock }),
-		...contractRoutes({ store, clock }),
-		...userRoutes({ store, clock }),
+		...assetRoutes({ store, clock, cursors }),
+		...contractRoutes({ store, clock, cursors }),
+		...userRoutes({ store, clock, cursors }),
 		{
 			method: 'POST',
 			path: '/connect/token',
@@ -312,6 +318,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		failNext: (count, kind, after) => faults.failNext(count, kind, after),
 		failTokenNext: (kind) => authority.leakyFaults.push(kind),
 		setClock: (now) => clock.set(now),
+		setCursorTtl: (seconds) => (cursors.ttlSeconds = seconds),
 		reset: () => {
 			store.load(seeded());
 			faults.clear();

@@ -144,7 +144,13 @@ export async function pollChanges(
 				if (instant === undefined) memory.delete(id);
 				else memory.set(id, instant);
 			}
-			emit.push(...fresh.filter(matches));
+			const emitted = fresh.filter(matches);
+			emit.push(...emitted);
+			// a first walk read again (its link refused) may find an existing record changed since
+			if (baseline && emitted.length) {
+				const newer = new Set(emitted.map((record) => String(record.id)));
+				candidates = candidates.filter((record) => !newer.has(String(record.id)));
+			}
 			candidates.push(...existing.filter(matches));
 			if (candidates.length > settings.maxExisting * 2)
 				candidates = keepMostRecent(candidates, event.field, settings.maxExisting);

@@ -11,8 +11,8 @@ import { paginate, type RetryPolicy } from '../shared/transport';
  * poll continues it from the `next` link it stopped at, so a backlog of any size is read once.
  */
 export interface WalkState {
-	/** The `next` link to continue from. */
-	next: string;
+	/** The `next` link to continue from; none: read the walk again from its first page. */
+	next?: string;
 	/** When the walk's first page was answered, by the service's clock (ISO). */
 	startedAt: string;
 	/** Which query the walk reads; a walk of another query (the filter was edited) starts afresh. */
@@ -51,6 +51,16 @@ export function queryKey(qs: IDataObject): string {
 }
 
 /**
+ * Whether the service refused a stored link as a link (an expired cursor, a base URL that moved):
+ * a client error other than those about the credential or the rate. Reading the walk again from
+ * its first page is the way on; following the link again would fail the same way for ever.
+ */
+function refusesLink(error: unknown): boolean {
+	const status = error instanceof NodeApiError ? Number(error.httpCode) : NaN;
+	return status >= 400 && status < 500 && ![401, 403, 408, 429].includes(status);
+}
+
+/**
  * When the service answered the first page, by its own clock: a second earlier than its `Date`
  * header says, as the header counts whole seconds. Without the header, this machine's clock less
  * a margin stands in (a service always sends one; a proxy might not).
@@ -64,7 +74,8 @@ function walkStart(answeredAt: number | undefined): number {
  * handing each page's records to `onRecords` (a page it fails on is read again next time), until
  * the last page or the budget. A request that
  * fails after this poll has read pages ends the poll early with what was read: the walk resumes
- * at the failed page next time. A failure before any page was read is thrown.
+ * at the failed page next time. A failure before any page was read is thrown, except a stored link
+ * the service refuses: the walk begins again (at the next poll, with the same window and start).
  */
 export async function walk(
 	context: IPollFunctions,
@@ -93,6 +104,12 @@ export async function walk(
 			if (next && !settings.withinBudget()) break;
 		}
 	} catch (error) {
+		if (pagesRead === 0 && continuing?.next !== undefined && refusesLink(error)) {
+			context.logger.warn(
+				`Stockroom Trigger: the service refused the link to continue ${settings.operation} (${(error as Error).message}); the next poll reads that walk again from its first page`,
+			);
+			return { startedAt: startedAt!, resume: { startedAt: continuing.startedAt, query } };
+		}
 		if (pagesRead === 0 || next === undefined)
 			throw error instanceof NodeApiError || error instanceof NodeOperationError
 				? error

@@ -19,7 +19,7 @@ const searchable = (asset: StoredRecord): unknown[] => [
 ];
 
 /** `/api/assets/v1`: list, get, PUT (both routes), PATCH, DELETE, custom field definitions. */
-export function assetRoutes({ store, clock }: SandboxContext): ApiRoute[] {
+export function assetRoutes({ store, clock, cursors }: SandboxContext): ApiRoute[] {
 	const writes = { table: store.assets, users: store.users };
 	const find = (id: string): StoredRecord => {
 		const asset = store.assets.get(id);
@@ -33,7 +33,7 @@ export function assetRoutes({ store, clock }: SandboxContext): ApiRoute[] {
 			method: 'GET',
 			path: '/api/assets/v1',
 			scope: read,
-			handle: (request) => listRecords(request, store.assets, assetSchema, searchable),
+			handle: (request) => listRecords(request, store.assets, assetSchema, searchable, cursors),
 		},
 		{
 			method: 'PUT',

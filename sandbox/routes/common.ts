@@ -2,7 +2,7 @@ import type { ResourceSchema } from '../../nodes/shared/schema/fields';
 import { clientPerson } from '../auth';
 import type { Clock } from '../clock';
 import { compileQueryFilter } from '../filtering';
-import { freeText, listReply, pageOf, parseWindow, withinWindow } from '../paging';
+import { freeText, listReply, pageOf, parseWindow, withinWindow, type Cursors } from '../paging';
 import { Answer, invalid, JSON_TYPE, type Reply } from '../problems';
 import type { WriteContext } from '../records/common';
 import type { ApiRequest } from '../router';
@@ -14,9 +14,10 @@ export function listRecords(
 	table: RecordTable,
 	schema: ResourceSchema,
 	searchable: (record: StoredRecord) => unknown[],
+	cursors: Cursors,
 ): Reply {
 	const query = url.searchParams;
-	const window = parseWindow(query);
+	const window = parseWindow(query, cursors);
 	const filter = compileQueryFilter(query.get('filter'), schema);
 	if (filter.error !== undefined) {
 		throw new Answer(
@@ -28,7 +29,7 @@ export function listRecords(
 		filter.predicate,
 		freeText(query.get('q'), searchable),
 	]);
-	return listReply(req, url, page);
+	return listReply(req, url, page, cursors);
 }
 
 export const ok = (body: unknown): Reply => ({ status: 200, body, contentType: JSON_TYPE });

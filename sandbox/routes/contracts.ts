@@ -17,7 +17,7 @@ const searchable = (contract: StoredRecord): unknown[] => [
 ];
 
 /** `/api/contracts/v1`: list, PUT, and get or delete by id or externalId. */
-export function contractRoutes({ store, clock }: SandboxContext): ApiRoute[] {
+export function contractRoutes({ store, clock, cursors }: SandboxContext): ApiRoute[] {
 	const find = (key: string): StoredRecord => {
 		const contract = findContract(store.contracts, key);
 		if (!contract) throw notFound(`No contract has the id or externalId '${key}'.`);
@@ -28,7 +28,8 @@ export function contractRoutes({ store, clock }: SandboxContext): ApiRoute[] {
 			method: 'GET',
 			path: '/api/contracts/v1',
 			scope: 'Contracts.Read',
-			handle: (request) => listRecords(request, store.contracts, contractSchema, searchable),
+			handle: (request) =>
+				listRecords(request, store.contracts, contractSchema, searchable, cursors),
 		},
 		{
 			method: 'PUT',

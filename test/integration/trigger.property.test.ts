@@ -11,7 +11,8 @@ import { runPoll, sandboxCredential, type CredentialStore } from '../helpers/n8n
  * backdated and far-future values, edits that are not syncs, cleared values, bulk writes sharing
  * one timestamp, records entering and leaving the filter, filter edits, creates, deletes and
  * records restored as they were) with polls (one page
- * or everything per poll, service faults on the first or a later page), n8n restarts (the state
+ * or everything per poll, service faults on the first or a later page, resume links the service
+ * refuses as expired), n8n restarts (the state
  * goes back to what n8n last saved: at activation and when a poll emits, or after every poll with
  * durable cursors) and late polls (n8n's durable scheduler hands a poll the state stored before the
  * previous poll, whose own state is stored after it: the later write wins). A reference model, written from the events' definitions and not from the
@@ -73,7 +74,9 @@ type Step =
 			faultAfter: number;
 	  }
 	| { kind: 'restart' }
-	| { kind: 'late poll' };
+	| { kind: 'late poll' }
+	/** A poll whose stored resume link the service refuses (its cursors have expired). */
+	| { kind: 'expired link'; budget: 'page' | 'all' };
 
 const setup: fc.Arbitrary<Setup> = fc
 	.record({
@@ -146,6 +149,13 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 	},
 	{ weight: 1, arbitrary: fc.constant({ kind: 'restart' as const }) },
 	{ weight: 2, arbitrary: fc.constant({ kind: 'late poll' as const }) },
+	{
+		weight: 2,
+		arbitrary: fc.record({
+			kind: fc.constant('expired link' as const),
+			budget: fc.constantFrom('page' as const, 'all' as const),
+		}),
+	},
 );
 
 /**
@@ -173,6 +183,8 @@ interface Version {
 	record: StoredRecord;
 	/** Successful polls since this version was written (or since the last restart). */
 	polls: number;
+	/** Not a write: the record was deleted then (until a later version restores it). */
+	deleted?: boolean;
 }
 
 /** The filter the trigger is given, and the same rule written by hand for the model. */
@@ -278,16 +290,22 @@ class Model {
 		this.versions.set(record.id, list);
 	}
 
+	/** The record was deleted now: it has no value until it is restored. */
+	deleted(record: StoredRecord, at: number): void {
+		this.versions.get(record.id)?.push({ modified: at, record, polls: 0, deleted: true });
+	}
+
 	current(id: string): Version | undefined {
 		return this.versions.get(id)?.at(-1);
 	}
 
 	/** The version current at activation. */
 	atActivation(id: string): Version | undefined {
-		return this.versions
+		const version = this.versions
 			.get(id)
-			?.filter((version) => version.modified <= this.activatedAt!)
+			?.filter((candidate) => candidate.modified <= this.activatedAt!)
 			.at(-1);
+		return version?.deleted ? undefined : version;
 	}
 
 	/** A successful poll happened: every current version has been current for one more poll. */
@@ -337,7 +355,7 @@ class Model {
 				.get(id)!
 				.filter((candidate) => candidate.modified > since && candidate.modified < modified);
 			// matching or not: entering the filter is not a change
-			const kept = between.every((candidate) => candidate.value === lastValue);
+			const kept = between.every((candidate) => candidate.deleted || candidate.value === lastValue);
 			// the first walk cannot know the value of a record modified before it got there
 			const ambiguous =
 				!previous && (this.baselineDoneAt === undefined || modified <= this.baselineDoneAt);
@@ -536,6 +554,7 @@ describe('trigger property: every change is emitted exactly once', () => {
 					if (records.length > 3) {
 						const gone = records[action.target % records.length];
 						table.delete(gone.id);
+						model.deleted(gone, now);
 						deleted.push(gone);
 					}
 					break;
@@ -574,6 +593,16 @@ describe('trigger property: every change is emitted exactly once', () => {
 					if (config.durable) saved = stored(staticData);
 					break;
 				}
+				case 'expired link':
+					// every cursor issued before this instant is refused
+					now += 1;
+					sandbox.setCursorTtl(0);
+					try {
+						await poll(action.budget);
+					} finally {
+						sandbox.setCursorTtl(undefined);
+					}
+					break;
 				case 'poll':
 					if (action.fault === 'first') sandbox.failNext(1, action.faultKind);
 					if (action.fault === 'later') sandbox.failNext(1, action.faultKind, action.faultAfter);

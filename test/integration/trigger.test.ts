@@ -406,6 +406,54 @@ describe('Stockroom Trigger against the sandbox', () => {
 		expect(await poll(parameters)).toBeNull();
 	});
 
+	test.each([
+		['an expired cursor', () => sandbox.setCursorTtl(300)],
+		[
+			'a base URL that moved (the link names a path the service no longer has)',
+			() => {
+				const walk = changes().walk as IDataObject;
+				walk.next = String(walk.next).replace('/api/', '/old-gateway/api/');
+			},
+		],
+	])(
+		'a resume link the service refuses (%s): the next poll reads that walk again from its first page; every change once',
+		async (_, refuse) => {
+			const parameters = { ...assetSynced, options: { pageSize: 100 } };
+			await poll(parameters);
+			const all = sandbox.store.assets.all().map((record) => record.id);
+			for (const id of all) {
+				now += 10;
+				sandbox.store.assets.put({
+					...sandbox.store.assets.get(id),
+					lastSyncDtm: iso(now - DAY),
+					lastModifiedDtm: iso(now),
+				});
+			}
+			const seen = emittedIds(await poll(parameters, { budgetMs: 0 }));
+			const walkStart = (changes().walk as IDataObject).startedAt;
+			refuse();
+			now += 10 * MINUTE;
+			try {
+				// refused: nothing emitted, the walk keeps its start and drops the link
+				expect(await poll(parameters, { budgetMs: 0 })).toBeNull();
+				expect(changes().walk).toEqual({ startedAt: walkStart, query: expect.any(String) });
+				const synced = await patchAsset(150, { lastSyncDtm: iso(now) });
+				for (let polls = 0; polls < 3; polls++) {
+					now += MINUTE;
+					seen.push(...emittedIds(await poll(parameters, { budgetMs: 0 })));
+				}
+				expect(changes().walk).toBeUndefined();
+				// the first page read again repeats nothing; the sync made meanwhile is there once
+				expect([...seen].sort()).toEqual([...all].sort());
+				expect(seen.filter((id) => id === synced.id)).toHaveLength(1);
+				now += MINUTE;
+				expect(await poll(parameters)).toBeNull();
+			} finally {
+				sandbox.setCursorTtl(undefined);
+			}
+		},
+	);
+
 	test('a request that fails after some pages ends the poll with what was read; the walk resumes there', async () => {
 		const parameters = { ...assetSynced, options: { pageSize: 100, maxAttempts: 1 } };
 		await poll(parameters);

@@ -123,6 +123,26 @@ describe('list paging', () => {
 		expect(second.data.results[0].id).toBe(h.sandbox.store.assets.all()[9].id);
 	});
 
+	test('with a cursor lifetime, a next link followed too late is a 400 naming after; a fresh one works', async () => {
+		let now = Date.now();
+		h.sandbox.setClock(() => new Date(now));
+		h.sandbox.setCursorTtl(300);
+		try {
+			const first = await h.api.get('/api/assets/v1?limit=10');
+			now += 300_000; // still within its lifetime
+			expect((await h.api.get(first.data.next)).status).toBe(200);
+			now += 1;
+			const expired = await h.api.get(first.data.next);
+			expectInvalid(expired, ['after']);
+			expect(expired.data.errors.after[0]).toMatch(/expired/);
+			const again = await h.api.get('/api/assets/v1?limit=10');
+			expect((await h.api.get(again.data.next)).status).toBe(200);
+		} finally {
+			h.sandbox.setCursorTtl(undefined);
+			h.sandbox.setClock(() => new Date());
+		}
+	});
+
 	test('records created while paging show up on a later page', async () => {
 		const first = await h.api.get('/api/assets/v1?limit=100');
 		const created = (await h.api.put('/api/assets/v1', newAsset('created-while-paging'))).data;
