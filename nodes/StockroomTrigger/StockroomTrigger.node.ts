@@ -166,7 +166,7 @@ export class StockroomTrigger implements INodeType {
 		const budget = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : 5 * 60_000;
 		const key = `${this.getWorkflow().id ?? ''}:${this.getNode().id ?? this.getNode().name}`;
 		const staticData = this.getWorkflowStaticData('node');
-		if (!pollTurns.begin(key, staticData, budget)) return null;
+		if (!pollTurns.begin(key, staticData)) return null;
 		let succeeded = false;
 		try {
 			const result = await scheduledPoll(this, staticData, budget);
@@ -178,36 +178,45 @@ export class StockroomTrigger implements INodeType {
 	}
 }
 
-/** What every event reads: resource, event, filter and the options that shape the requests. */
+const MIN_TURN_MS = 5000;
+
 const withTimeoutWithin = (policy: RetryPolicy, capMs: number): RetryPolicy => ({
 	...policy,
 	timeoutMs: Math.max(1000, Math.min(policy.timeoutMs, capMs)),
 });
 
+/** What every event reads: resource, event, filter and the options that shape the requests. */
 async function readSettings(context: IPollFunctions, budget: number) {
 	const resource = context.getNodeParameter('resource', 'assets') as Resource;
 	const eventName = context.getNodeParameter('event') as EventName;
 	const options = context.getNodeParameter('options', {}) as IDataObject;
 	const schema = resource === 'contracts' ? contractSchema : assetSchema;
 	const timezone = context.getTimezone();
+	const startedAt = Date.now();
+	// every request and retry wait ends within the turn (at least a few seconds, for tests of one page)
+	const retry: RetryPolicy = {
+		// one request that hangs must not outlast the poll
+		...withTimeoutWithin(readRetryPolicy(options), budget / 4),
+		deadline: startedAt + Math.max(budget * 0.9, MIN_TURN_MS),
+	};
 	const filter = await readFilter(schema, {
 		getParameter: (name, fallback) => context.getNodeParameter(name, fallback),
 		timezone,
 		listField: resource === 'contracts' ? 'lineItems' : undefined,
 		customFieldTypes:
 			resource === 'assets'
-				? customFieldTypesFrom(async () => await fetchCustomFieldDefinitions.call(context))
+				? customFieldTypesFrom(
+						async () => await fetchCustomFieldDefinitions.call(context, undefined, retry),
+					)
 				: undefined,
 	});
-	const startedAt = Date.now();
 	const common = {
 		filter,
 		firstRun:
 			options.firstRun === 'includeExisting' ? ('includeExisting' as const) : ('fromNow' as const),
 		maxExisting: Number(options.maxExisting ?? 100),
 		pageSize: Number(options.pageSize ?? 1000),
-		// one request that hangs must not outlast the poll
-		retry: withTimeoutWithin(readRetryPolicy(options), budget / 4),
+		retry,
 		withinBudget: () => Date.now() - startedAt < budget * 0.75,
 		stateKey: `${resource}:${eventName}`,
 	};

@@ -40,19 +40,18 @@ const newChain = (): string =>
 	`${Date.now().toString(36)}-${Math.floor(Math.random() * 2 ** 32).toString(36)}`;
 
 export class PollTurns {
-	/** Polls running now: until when each may run. */
-	private readonly running = new Map<string, number>();
+	/**
+	 * Triggers with a poll running now, held until it ends however long that takes: every request
+	 * and retry wait of a poll ends within its turn (see the trigger's deadline), so it does end.
+	 */
+	private readonly running = new Set<string>();
 	/** The mark of the state each trigger's last poll handed back, and until when it may still land. */
 	private readonly handedBack = new Map<string, StateMark & { landsBy: number }>();
 
-	/**
-	 * Whether a poll of the trigger `key`, given this state, may run now; when it may, it runs
-	 * until `finish` (at most `budgetMs`).
-	 */
-	begin(key: string, staticData: IDataObject, budgetMs: number): boolean {
+	/** Whether a poll of the trigger `key`, given this state, may run now (until `finish`). */
+	begin(key: string, staticData: IDataObject): boolean {
+		if (this.running.has(key)) return false;
 		const now = Date.now();
-		const runningUntil = this.running.get(key);
-		if (runningUntil !== undefined && runningUntil > now) return false;
 		const last = this.handedBack.get(key);
 		if (last && last.landsBy <= now) this.handedBack.delete(key);
 		else if (last) {
@@ -61,7 +60,7 @@ export class PollTurns {
 			const mark = markOf(staticData);
 			if (mark?.chain === last.chain && mark.polls < last.polls) return false;
 		}
-		this.running.set(key, now + budgetMs);
+		this.running.add(key);
 		return true;
 	}
 

@@ -502,6 +502,28 @@ describe('Stockroom Trigger against the sandbox', () => {
 		).rejects.toThrow('Nothing to show yet: no asset matches the event and filter');
 	});
 
+	test('a poll that outlives its budget (the service asks it to wait) holds the next poll off until it ends: the sync once', async () => {
+		await poll();
+		const { id } = await patchAsset(8, { lastSyncDtm: iso(now) });
+		// two 429s, each asking for a second: the first poll runs about two seconds on a one-second budget
+		sandbox.failNext(2, '429');
+		const first = poll(assetSynced, { budgetMs: 1000 });
+		await new Promise((resolve) => setTimeout(resolve, 1400));
+		expect(await poll(assetSynced, { budgetMs: 1000 })).toBeNull();
+		expect(emittedIds(await first)).toEqual([id]);
+		expect(await poll()).toBeNull();
+	});
+
+	test('retry waits end with the turn: a service answering 503 the whole time fails the poll within it, naming the status', async () => {
+		await poll();
+		sandbox.failNext(1000, '503');
+		const started = Date.now();
+		// a one-second budget is a five-second turn at least; six attempts would wait up to 15 s
+		await expect(poll(assetSynced, { budgetMs: 1000 })).rejects.toThrow(/503/);
+		expect(Date.now() - started).toBeLessThan(5500);
+		sandbox.setFaults('');
+	});
+
 	test('a poll that starts while the previous one still runs emits nothing and changes nothing', async () => {
 		await poll();
 		const { id } = await patchAsset(8, { lastSyncDtm: iso(now) });

@@ -11,6 +11,11 @@ export interface RetryPolicy {
 	 * runs out is a failed attempt like a dropped connection (retried within the policy).
 	 */
 	timeoutMs: number;
+	/**
+	 * When (epoch ms) every attempt and wait must be over, e.g. the end of a poll's turn: an attempt
+	 * waits for its answer at most until then, and a wait that would end later is not begun.
+	 */
+	deadline?: number;
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, maxWaitMs: 60_000, timeoutMs: 30_000 };

@@ -107,12 +107,14 @@ function aborting(
 
 /** The request n8n's helper sends for a call (the body read as JSON, or left as a stream). */
 function requestFor(call: Call, encoding?: 'stream'): IHttpRequestOptions {
+	const retry = call.options.retry ?? DEFAULT_RETRY;
+	const left = retry.deadline === undefined ? Infinity : retry.deadline - Date.now();
 	const request: IHttpRequestOptions = {
 		method: call.method,
 		url: call.url,
 		json: true,
 		returnFullResponse: true,
-		timeout: (call.options.retry ?? DEFAULT_RETRY).timeoutMs,
+		timeout: Math.max(1, Math.min(retry.timeoutMs, left)),
 	};
 	if (encoding) request.encoding = encoding;
 	if (call.options.qs && Object.keys(call.options.qs).length) request.qs = call.options.qs;
@@ -180,7 +182,8 @@ export async function send(
 				if (
 					delay === undefined ||
 					attempts.made >= retry.maxAttempts ||
-					attempts.waitedMs + delay > retry.maxWaitMs
+					attempts.waitedMs + delay > retry.maxWaitMs ||
+					Date.now() + delay >= (retry.deadline ?? Infinity)
 				) {
 					throw toNodeApiError(context, failure, call, attempts.made, retry.timeoutMs);
 				}

@@ -9,34 +9,35 @@ describe('PollTurns: one poll of a trigger at a time, each from the newest state
 	});
 	afterEach(() => jest.restoreAllMocks());
 
-	const BUDGET = 30_000;
 	const copy = (state: IDataObject): IDataObject => structuredClone(state);
 
 	/** Runs one successful poll of `key` from `state`, which it changes as n8n's would. */
 	function pollOnce(turns: PollTurns, key: string, state: IDataObject): boolean {
-		if (!turns.begin(key, state, BUDGET)) return false;
+		if (!turns.begin(key, state)) return false;
 		turns.finish(key, state, true);
 		return true;
 	}
 
-	test('a second poll while the first runs is refused, until the first ends or outruns its budget', () => {
+	test('a second poll while the first runs is refused, until the first ends, however long it runs', () => {
 		const turns = new PollTurns();
 		const state: IDataObject = {};
-		expect(turns.begin('w:n', state, BUDGET)).toBe(true);
-		expect(turns.begin('w:n', copy(state), BUDGET)).toBe(false);
+		expect(turns.begin('w:n', state)).toBe(true);
+		expect(turns.begin('w:n', copy(state))).toBe(false);
 		// another trigger is not held up
-		expect(turns.begin('w:other', {}, BUDGET)).toBe(true);
-		clock += BUDGET + 1;
-		expect(turns.begin('w:n', copy(state), BUDGET)).toBe(true);
+		expect(turns.begin('w:other', {})).toBe(true);
+		clock += 60 * 60_000;
+		expect(turns.begin('w:n', copy(state))).toBe(false);
+		turns.finish('w:n', state, true);
+		expect(turns.begin('w:n', copy(state))).toBe(true);
 	});
 
 	test('a failed poll leaves the state unmarked and holds nothing up', () => {
 		const turns = new PollTurns();
 		const state: IDataObject = {};
-		expect(turns.begin('w:n', state, BUDGET)).toBe(true);
+		expect(turns.begin('w:n', state)).toBe(true);
 		turns.finish('w:n', state, false);
 		expect(state).toEqual({});
-		expect(turns.begin('w:n', state, BUDGET)).toBe(true);
+		expect(turns.begin('w:n', state)).toBe(true);
 	});
 
 	test('each successful poll counts in the state it hands back', () => {
@@ -56,22 +57,22 @@ describe('PollTurns: one poll of a trigger at a time, each from the newest state
 		const older = copy(state);
 		pollOnce(turns, 'w:n', state);
 
-		expect(turns.begin('w:n', copy(older), BUDGET)).toBe(false);
+		expect(turns.begin('w:n', copy(older))).toBe(false);
 		// the newest state goes on at once
-		expect(turns.begin('w:n', copy(state), BUDGET)).toBe(true);
+		expect(turns.begin('w:n', copy(state))).toBe(true);
 		turns.finish('w:n', copy(state), false);
 
 		clock += SETTLE_MS - 1;
-		expect(turns.begin('w:n', copy(older), BUDGET)).toBe(false);
+		expect(turns.begin('w:n', copy(older))).toBe(false);
 		clock += 1;
-		expect(turns.begin('w:n', copy(older), BUDGET)).toBe(true);
+		expect(turns.begin('w:n', copy(older))).toBe(true);
 	});
 
 	test('a state without a mark (n8n stored nothing yet) goes on: with durable cursors, the poll n8n runs at activation is not stored', () => {
 		const turns = new PollTurns();
 		const atActivation: IDataObject = {};
 		pollOnce(turns, 'w:n', atActivation);
-		expect(turns.begin('w:n', {}, BUDGET)).toBe(true);
+		expect(turns.begin('w:n', {})).toBe(true);
 	});
 
 	test('a state of another chain (begun afresh) is not compared', () => {
@@ -85,6 +86,6 @@ describe('PollTurns: one poll of a trigger at a time, each from the newest state
 		expect((afresh.mark as { chain: string }).chain).not.toEqual(
 			(first.mark as { chain: string }).chain,
 		);
-		expect(turns.begin('w:n', afresh, BUDGET)).toBe(true);
+		expect(turns.begin('w:n', afresh)).toBe(true);
 	});
 });
