@@ -37,7 +37,7 @@ export const EVENT_OPTIONS: Record<Resource, INodePropertyOptions[]> = {
 			name: 'Renewal Notice Due',
 			value: 'renewalNoticeDue',
 			description:
-				'The last day to give notice on a contract (renewal date minus notice days) is near: once per contract and renewal date',
+				'The last day to give notice on a contract (renewal date minus notice days) is near: once per contract, renewal date and notice period',
 		},
 	],
 };

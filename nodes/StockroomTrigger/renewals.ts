@@ -8,11 +8,16 @@ import { walk, type WalkSettings, type WalkState } from './walk';
 /**
  * Renewal notices: each poll continues a walk over the contracts whose notice deadline may be near
  * (a walk the budget cut short resumes where it stopped, so every contract is reached however
- * many there are) and emits each due contract once per renewal date.
+ * many there are) and emits each due contract once per renewal date and notice period: a changed
+ * notice period moves the deadline, so it is a new reminder.
  */
 export interface RenewalState {
 	key: string;
-	/** id → renewal date of every reminder sent (or, at first run, already due), until that date has passed. */
+	/**
+	 * id → what each reminder sent (or, at first run, already due) was for, until its renewal date
+	 * has passed: the renewal date plus the notice days as milliseconds (see `reminderOf`). States
+	 * written before counted whole days (unit 'day') and held the renewal date alone.
+	 */
 	reminded: PackedMemory;
 	/** The first walk is still going on: what it finds due existed before the trigger. */
 	firstWalk?: boolean;
@@ -104,13 +109,23 @@ export function dueContracts(
 
 const dayOf = (date: string) => Date.parse(`${date.slice(0, 10)}T00:00:00Z`);
 
+/**
+ * A reminder, as one number: the renewal date's midnight plus the notice days as milliseconds
+ * (far less than a day), so it sorts with its renewal date and is forgotten when that passes.
+ */
+const reminderOf = (contract: IDataObject): number =>
+	dayOf(String(contract.renewalDate)) +
+	(typeof contract.terminationNoticeDays === 'number' ? contract.terminationNoticeDays : 0);
+
 /** One poll: continues (or starts) a walk and emits every due contract not reminded of for its current renewal date. */
 export async function pollRenewals(
 	context: IPollFunctions,
 	settings: RenewalSettings,
 	previous: RenewalState | undefined,
 ): Promise<{ state: RenewalState; emit: IDataObject[] }> {
-	const reminded = new RecordMemory(previous?.reminded, 'day');
+	const reminded = new RecordMemory(previous?.reminded, 'ms');
+	// a reminder of a state written before names the renewal date alone: it stands for any notice period
+	const legacy = previous?.reminded.unit === 'day';
 	reminded.forgetBefore(dayOf(settings.today));
 	const firstWalk = !previous || previous.firstWalk === true;
 	let existingEmitted = previous?.existingEmitted ?? 0;
@@ -125,9 +140,11 @@ export async function pollRenewals(
 		settings,
 		(records) => {
 			for (const contract of dueContracts(records, settings)) {
-				const renewal = dayOf(String(contract.renewalDate));
-				if (reminded.get(String(contract.id)) === renewal) continue;
-				reminded.set(String(contract.id), renewal);
+				const reminder = reminderOf(contract);
+				const known = reminded.get(String(contract.id));
+				reminded.set(String(contract.id), reminder);
+				if (known === reminder || (legacy && known === dayOf(String(contract.renewalDate))))
+					continue;
 				if (firstWalk) {
 					if (settings.firstRun !== 'includeExisting' || existingEmitted >= settings.maxExisting)
 						continue;

@@ -640,7 +640,8 @@ describe('trigger property: every change is emitted exactly once', () => {
 /**
  * Renewal Notice Due, by a model written from its definition: a contract is due while its renewal
  * date is today or later and its last day to give notice (renewal date minus notice days) is at
- * most Notice Within days away. Each contract is reminded once per renewal date: required once it
+ * most Notice Within days away. Each contract is reminded once per renewal date and notice period (a
+ * changed notice period moves the deadline: a new reminder): required once it
  * has been due for two whole walks, allowed only while (or after) it was due, never twice in a row
  * for the same date. Contracts due at activation (or made due while the first walk is still
  * reading) are existing: from now on, they need no reminder until their renewal date changes.
@@ -663,17 +664,23 @@ describe('trigger property: every renewal notice is sent once', () => {
 				noticeDays: number | null;
 				vendorA: boolean;
 		  }
+		| { kind: 'notice'; target: number; noticeDays: number | null }
 		| { kind: 'poll'; budget: 'page' | 'all'; fault: boolean; faultAfter: number }
 		| { kind: 'restart' }
 		| { kind: 'late poll' };
+	const noticeDays = fc.constantFrom(null, 0, 7, 30, 90, 365);
 	const renewalStep: fc.Arbitrary<RenewalStep> = fc.oneof(
+		{
+			weight: 2,
+			arbitrary: fc.record({ kind: fc.constant('notice' as const), target: fc.nat(), noticeDays }),
+		},
 		{
 			weight: 5,
 			arbitrary: fc.record({
 				kind: fc.constant('set' as const),
 				target: fc.nat(),
 				renewalIn: fc.integer({ min: -10, max: 420 }),
-				noticeDays: fc.constantFrom(null, 0, 7, 30, 90, 365),
+				noticeDays,
 				vendorA: fc.boolean(),
 			}),
 		},
@@ -713,7 +720,10 @@ describe('trigger property: every renewal notice is sent once', () => {
 							: {}),
 						options: { pageSize, maxAttempts: 1 },
 					};
-					/** The renewal date a contract is due for now, by the definition; undefined when not due. */
+					/** What an emitted contract reminds of: its renewal date and notice period. */
+					const reminderOf = (contract: IDataObject) =>
+						`${String(contract.renewalDate).slice(0, 10)} with ${typeof contract.terminationNoticeDays === 'number' ? contract.terminationNoticeDays : 0} days' notice`;
+					/** The renewal date and notice a contract is due for now, by the definition; undefined when not due. */
 					const dueFor = (contract: StoredRecord): string | undefined => {
 						const renewal = String(contract.renewalDate).slice(0, 10);
 						const notice =
@@ -722,7 +732,9 @@ describe('trigger property: every renewal notice is sent once', () => {
 								: 0;
 						const deadline = iso(Date.parse(renewal) - notice * DAY).slice(0, 10);
 						const matches = !filtered || String(contract.vendorName).toLowerCase().startsWith('a');
-						return matches && renewal >= today && deadline <= day(WITHIN) ? renewal : undefined;
+						return matches && renewal >= today && deadline <= day(WITHIN)
+							? `${renewal} with ${notice} days' notice`
+							: undefined;
 					};
 					/** Per contract: what it is due for now and for how many successful polls. */
 					const stable = new Map<string, { due?: string; polls: number }>();
@@ -776,7 +788,7 @@ describe('trigger property: every renewal notice is sent once', () => {
 							}
 						}
 						for (const item of result?.[0] ?? [])
-							remind(String(item.json.id), String(item.json.renewalDate).slice(0, 10));
+							remind(String(item.json.id), reminderOf(item.json));
 						const state = staticData.renewals as { firstWalk?: boolean } | undefined;
 						if (!firstWalkDone && state && !state.firstWalk) firstWalkDone = true;
 						if (result !== null || Object.keys(saved).length === 0) saved = stored(staticData);
@@ -791,13 +803,22 @@ describe('trigger property: every renewal notice is sent once', () => {
 					};
 
 					for (const action of steps) {
-						if (action.kind === 'set') {
-							const contract = contracts.all()[action.target % contracts.size];
-							const next: Record<string, unknown> = {
-								...contract,
-								renewalDate: `${day(action.renewalIn)}T00:00:00Z`,
-								vendorName: action.vendorA ? 'Acme Corp' : 'Zenith Ltd',
-							};
+						if (action.kind === 'set' || action.kind === 'notice') {
+							// a notice period changes on a contract that renews from today on, when there is one
+							const renewing = contracts
+								.all()
+								.filter((contract) => String(contract.renewalDate).slice(0, 10) >= today);
+							const pool = action.kind === 'notice' && renewing.length ? renewing : contracts.all();
+							const contract = pool[action.target % pool.length];
+							// a notice period changed alone keeps the renewal date and vendor
+							const next: Record<string, unknown> =
+								action.kind === 'notice'
+									? { ...contract }
+									: {
+											...contract,
+											renewalDate: `${day(action.renewalIn)}T00:00:00Z`,
+											vendorName: action.vendorA ? 'Acme Corp' : 'Zenith Ltd',
+										};
 							if (action.noticeDays === null) delete next.terminationNoticeDays;
 							else next.terminationNoticeDays = action.noticeDays;
 							contracts.put(next);
@@ -819,8 +840,7 @@ describe('trigger property: every renewal notice is sent once', () => {
 								beforePrevious,
 								staticData,
 							);
-							for (const record of late.emitted)
-								remind(String(record.id), String(record.renewalDate).slice(0, 10));
+							for (const record of late.emitted) remind(String(record.id), reminderOf(record));
 							staticData = late.state;
 						}
 						if (action.kind === 'poll') {

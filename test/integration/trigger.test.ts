@@ -37,6 +37,7 @@ describe('Stockroom Trigger against the sandbox', () => {
 		emitted(result).map((record) => record.id);
 	const apiCalls = () => sandbox.journal().filter((entry) => entry.path.startsWith('/api/'));
 	const changes = () => staticData.changes as IDataObject;
+	const changesOf = (name: string) => staticData[name] as IDataObject;
 
 	/** A write by another client of the service, through its API; the service stamps it. */
 	async function write(method: 'PUT' | 'PATCH', path: string, body: IDataObject) {
@@ -597,7 +598,7 @@ describe('Stockroom Trigger against the sandbox', () => {
 		});
 	});
 
-	test('Renewal Notice Due: once per contract and renewal date, again when the date changes', async () => {
+	test('Renewal Notice Due: once per contract, renewal date and notice period; again when either changes', async () => {
 		const parameters = { resource: 'contracts', event: 'renewalNoticeDue', withinDays: 30 };
 		const today = new Date().toISOString().slice(0, 10);
 		// nothing is due at first: every seeded renewal lies in the past
@@ -637,6 +638,41 @@ describe('Stockroom Trigger against the sandbox', () => {
 			renewalDate: `${addDays(today, 101)}T00:00:00Z`,
 		});
 		expect(emittedIds(await poll(parameters))).toEqual([soon.id]);
+		// a longer notice period moves the deadline nearer: reminded again, with the new deadline
+		sandbox.store.contracts.put({
+			...sandbox.store.contracts.get(soon.id)!,
+			terminationNoticeDays: 95,
+		});
+		expect(emitted(await poll(parameters))).toEqual([
+			expect.objectContaining({ id: soon.id, noticeDeadline: addDays(today, 6) }),
+		]);
+		expect(await poll(parameters)).toBeNull();
+	});
+
+	test('Renewal Notice Due: a state saved before (reminders by renewal date alone) reminds nobody again', async () => {
+		const parameters = { resource: 'contracts', event: 'renewalNoticeDue', withinDays: 30 };
+		const today = new Date().toISOString().slice(0, 10);
+		for (const record of sandbox.store.contracts.all())
+			sandbox.store.contracts.put({ ...record, renewalDate: '2020-01-01T00:00:00Z' });
+		const [due] = sandbox.store.contracts.all();
+		const renewal = addDays(today, 40);
+		sandbox.store.contracts.put({
+			...due,
+			renewalDate: `${renewal}T00:00:00Z`,
+			terminationNoticeDays: 30,
+		});
+		// as the earlier version stored it after reminding: whole days, the renewal date alone
+		staticData.renewals = {
+			key: 'contracts:renewalNoticeDue',
+			reminded: packMemory(new Map([[due.id, Date.parse(renewal)]]), 'day'),
+		} as unknown as IDataObject;
+		expect(await poll(parameters)).toBeNull();
+		expect((changesOf('renewals').reminded as PackedMemory).unit).toBe('ms');
+		sandbox.store.contracts.put({
+			...sandbox.store.contracts.get(due.id)!,
+			terminationNoticeDays: 35,
+		});
+		expect(emittedIds(await poll(parameters))).toEqual([due.id]);
 	});
 });
 
