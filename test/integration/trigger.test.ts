@@ -5,6 +5,7 @@ import { SETTLE_MS } from '../../nodes/StockroomTrigger/pollTurns';
 import { addDays } from '../../nodes/StockroomTrigger/renewals';
 import { createSandbox, type Sandbox } from '../../sandbox/server';
 import { runPoll, sandboxCredential, type CredentialStore } from '../helpers/n8n';
+import { failureOf } from '../helpers/outcomes';
 
 const trigger = new StockroomTrigger();
 const MINUTE = 60_000;
@@ -520,9 +521,22 @@ describe('Stockroom Trigger against the sandbox', () => {
 		sandbox.failNext(1000, '503');
 		const started = Date.now();
 		// a one-second budget is a five-second turn at least; six attempts would wait up to 15 s
-		await expect(poll(assetSynced, { budgetMs: 1000 })).rejects.toThrow(/503/);
+		const error = await failureOf(poll(assetSynced, { budgetMs: 1000 }));
 		expect(Date.now() - started).toBeLessThan(5500);
+		expect(error.message).toMatch(/503/);
+		// n8n 2.41's scheduler reads why: the service is down for now, a wait can help
+		expect(error).toMatchObject({ failure: { cause: 'temporarily-unavailable' } });
 		sandbox.setFaults('');
+	});
+
+	test('a poll the service rate-limits fails saying so, with the wait the service asked for (n8n backs off that long)', async () => {
+		await poll();
+		sandbox.setFaults('429:1');
+		const parameters = { ...assetSynced, options: { maxAttempts: 1 } };
+		const error = await failureOf(poll(parameters));
+		sandbox.setFaults('');
+		expect(error.message).toMatch(/rate limiting .*\(HTTP 429\)/);
+		expect(error).toMatchObject({ failure: { cause: 'rate-limited', retryAfterMs: 1000 } });
 	});
 
 	test('a poll that starts while the previous one still runs emits nothing and changes nothing', async () => {

@@ -1,3 +1,4 @@
+import type { Failure as DeclaredFailure } from 'n8n-workflow';
 import type { Failure } from './failure';
 
 /** How hard to try before giving up on a call the service may answer later. */
@@ -34,6 +35,21 @@ export function isRetryable(failure: Failure): boolean {
 	if (failure.unexpected) return true;
 	if (failure.status !== undefined) return RETRYABLE_STATUSES.includes(failure.status);
 	return failure.code !== undefined && RETRYABLE_CODES.includes(failure.code);
+}
+
+/**
+ * Why a call failed, in n8n's words (`NodeApiError`'s `failure`, n8n 2.41 and later; older n8n
+ * ignores it), so n8n's poll scheduler backs off for as long as the service asked instead of
+ * guessing: a rate limit with the service's `Retry-After`, a service down or degraded, or a
+ * credential the user has to fix. Other failures are left to n8n's own reading.
+ */
+export function declaredFailure(failure: Failure): DeclaredFailure | undefined {
+	if (failure.tokenError !== undefined || failure.status === 401)
+		return { cause: 'credential-invalid' };
+	const wait = failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {};
+	if (failure.status === 429) return { cause: 'rate-limited', ...wait };
+	if (isRetryable(failure)) return { cause: 'temporarily-unavailable', ...wait };
+	return undefined;
 }
 
 /**

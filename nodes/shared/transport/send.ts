@@ -12,7 +12,7 @@ import {
 import { readAnswer, type AnswerShape } from './answers';
 import { readFailure, readProblem, readStreamBodies, type Failure } from './failure';
 import { describeFailure, redactSecrets } from './messages';
-import { DEFAULT_RETRY, isRetryable, retryDelay, type RetryPolicy } from './retry';
+import { declaredFailure, DEFAULT_RETRY, isRetryable, retryDelay, type RetryPolicy } from './retry';
 
 export const CREDENTIAL_TYPE = 'stockroomOAuth2Api';
 
@@ -268,6 +268,7 @@ function toNodeApiError(
 		description,
 		httpCode,
 		itemIndex: call.options.itemIndex,
+		failure: declaredFailure(failure),
 	});
 	// n8n swaps a message that mentions an error code (ECONNRESET, or an External ID such as
 	// "EPERM-01") for its own generic text; ours says what failed and what to do
