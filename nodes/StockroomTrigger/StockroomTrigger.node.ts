@@ -167,13 +167,13 @@ export class StockroomTrigger implements INodeType {
 		const key = `${this.getWorkflow().id ?? ''}:${this.getNode().id ?? this.getNode().name}`;
 		const staticData = this.getWorkflowStaticData('node');
 		if (!pollTurns.begin(key, staticData)) return null;
-		let succeeded = false;
+		let changed = false;
 		try {
 			const result = await scheduledPoll(this, staticData, budget);
-			succeeded = true;
-			return result;
+			changed = result.changed;
+			return result.emit;
 		} finally {
-			pollTurns.finish(key, staticData, succeeded);
+			pollTurns.finish(key, staticData, changed);
 		}
 	}
 }
@@ -269,29 +269,24 @@ async function sample(context: IPollFunctions): Promise<INodeExecutionData[][]> 
 	]);
 }
 
-/** A scheduled poll: reads from the stored state, stores the new state, emits what is new. */
+/**
+ * A scheduled poll: reads from the stored state, stores the new state, emits what is new; says
+ * whether the state changed (an idle poll leaves it byte for byte as it was).
+ */
 async function scheduledPoll(
 	context: IPollFunctions,
 	staticData: IDataObject,
 	budget: number,
-): Promise<INodeExecutionData[][] | null> {
+): Promise<{ emit: INodeExecutionData[][] | null; changed: boolean }> {
 	const poll = await readSettings(context, budget);
-	if (poll.kind === 'renewals') {
-		const previous = staticData.renewals as RenewalState | undefined;
-		const { state, emit } = await pollRenewals(
-			context,
-			poll.settings,
-			previous?.key === poll.settings.stateKey ? previous : undefined,
-		);
-		staticData.renewals = state as unknown as IDataObject;
-		return emit.length ? poll.tag(emit) : null;
-	}
-	const previous = staticData.changes as ChangeState | undefined;
-	const { state, emit } = await pollChanges(
-		context,
-		poll.settings,
-		previous?.key === poll.settings.stateKey ? previous : undefined,
-	);
-	staticData.changes = state as unknown as IDataObject;
-	return emit.length ? poll.tag(emit) : null;
+	const name = poll.kind === 'renewals' ? 'renewals' : 'changes';
+	const stored = staticData[name] as (RenewalState & ChangeState) | undefined;
+	const previous = stored?.key === poll.settings.stateKey ? stored : undefined;
+	const { state, emit } =
+		poll.kind === 'renewals'
+			? await pollRenewals(context, poll.settings, previous)
+			: await pollChanges(context, poll.settings, previous);
+	const changed = state !== stored;
+	if (changed) staticData[name] = state as unknown as IDataObject;
+	return { emit: emit.length ? poll.tag(emit) : null, changed };
 }

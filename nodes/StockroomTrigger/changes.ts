@@ -106,6 +106,7 @@ export async function pollChanges(
 	if (previous && !baseline && relearnBefore === undefined) qs.since = previous.since;
 	let candidates = baseline ? [...(previous?.walk?.candidates ?? [])] : [];
 	const emit: IDataObject[] = [];
+	let recordsRead = 0;
 
 	const outcome = await walk(
 		context,
@@ -114,6 +115,7 @@ export async function pollChanges(
 		previous?.walk,
 		settings,
 		async (records, startedAt) => {
+			recordsRead += records.length;
 			const fresh: IDataObject[] = [];
 			const existing: IDataObject[] = [];
 			const seen: Array<[string, number | undefined]> = [];
@@ -179,6 +181,17 @@ export async function pollChanges(
 			emit,
 		};
 	}
+	// a whole walk of less than a page that changed nothing keeps the state as it was, so an idle
+	// poll writes nothing (n8n has nothing to commit); the few records it read are read again
+	if (
+		previous &&
+		!baseline &&
+		!previous.walk &&
+		relearnBefore === undefined &&
+		recordsRead < settings.pageSize &&
+		memory.pack() === previous.memory
+	)
+		return { state: previous, emit };
 	// a record modified at the very instant the first walk began is one it found as it was
 	const floor = baseline ? outcome.startedAt + 1 : Date.parse(previous!.floor);
 	const since = baseline ? floor : Math.max(outcome.startedAt - settings.lookbackMs, floor);

@@ -64,10 +64,13 @@ export class PollTurns {
 		return true;
 	}
 
-	/** The poll ends; when it `succeeded`, its state (in `staticData`) is the newest. */
-	finish(key: string, staticData: IDataObject, succeeded: boolean): void {
+	/**
+	 * The poll ends; when it `changed` the state (in `staticData`), that state is the newest. A
+	 * poll that failed or changed nothing leaves the state, its mark included, as it was.
+	 */
+	finish(key: string, staticData: IDataObject, changed: boolean): void {
 		this.running.delete(key);
-		if (!succeeded) return;
+		if (!changed) return;
 		const mark = markOf(staticData);
 		const next: StateMark = { chain: mark?.chain ?? newChain(), polls: (mark?.polls ?? 0) + 1 };
 		staticData[MARK_KEY] = next as unknown as IDataObject;

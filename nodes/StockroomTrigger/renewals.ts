@@ -159,8 +159,11 @@ export async function pollRenewals(
 		state.walk = { ...outcome.resume, today };
 		if (firstWalk) Object.assign(state, { firstWalk: true, existingEmitted });
 	}
+	// a whole walk that reminded of nothing new keeps the state as it was (an idle poll writes nothing)
+	const unchanged =
+		previous && !previous.walk && !state.walk && !firstWalk && state.reminded === previous.reminded;
 	return {
-		state,
+		state: unchanged ? previous : state,
 		emit: emit.sort((a, b) => String(a.noticeDeadline).localeCompare(String(b.noticeDeadline))),
 	};
 }
