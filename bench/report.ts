@@ -309,7 +309,35 @@ export function renderMillion(
 		'## Trigger cost per poll at this size (activation and an idle poll, once each)',
 		'',
 		...pollRows(polls),
+		...triggerLines(polls),
 	].join('\n');
+}
+
+/** The figures issue 25 names, as lines a reader (or a script) can find. */
+function triggerLines(polls: PollFigures[]): string[] {
+	const synced = polls.filter((poll) => poll.event === 'assetSynced');
+	const at = (records: number, changes: PollFigures['changes']) =>
+		synced.find((poll) => poll.records === records && poll.changes === changes);
+	const lines: string[] = [];
+	for (const [records, label] of [
+		[100_000, '100k'],
+		[1_000_000, '1M'],
+	] as const) {
+		const state = at(records, 0);
+		const one = at(records, 1);
+		if (state)
+			lines.push(`trigger state at ${label} assets (MB): ${(state.stateBytes / 1e6).toFixed(2)}`);
+		if (one)
+			lines.push(
+				`trigger poll with one change at ${label} assets, CPU (ms): ${Math.round(one.cpuMs)}`,
+			);
+	}
+	const idle = synced.filter((poll) => poll.changes === 0);
+	if (idle.length)
+		lines.push(
+			`trigger idle poll state change (bytes): ${Math.max(...idle.map((poll) => poll.stateChangedBytes))}`,
+		);
+	return lines.length ? ['```', ...lines, '```', ''] : [];
 }
 
 function pollRows(polls: PollFigures[]): string[] {
@@ -437,6 +465,7 @@ export function renderResults(results: Results, previous?: KeyFigures): string {
 		),
 		'',
 		...pollRows(results.polls),
+		...triggerLines(results.polls),
 		'## Filter module and sandbox (no n8n)',
 		'',
 		paragraph(

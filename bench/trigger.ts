@@ -21,6 +21,10 @@ export interface PollFigures {
 	ms: number;
 	/** The trigger's static data after the poll, as JSON (what n8n stores). */
 	stateBytes: number;
+	/** Characters of that JSON the poll changed (0: byte for byte as before; n8n commits nothing). */
+	stateChangedBytes: number;
+	/** CPU time of this process during the poll (the in-process sandbox's answers included). */
+	cpuMs: number;
 }
 
 /** The change events of assets and the field a change moves. */
@@ -56,7 +60,7 @@ export async function triggerCost(
 		for (const records of sizes) {
 			figures.push(...(await pollsAt(helpers, records, changes, REPETITIONS)));
 		}
-		if (largest) figures.push(...(await pollsAt(helpers, largest, [], 1)));
+		if (largest) figures.push(...(await pollsAt(helpers, largest, [1], 1)));
 	} finally {
 		// outside jest nothing else undoes what the helper set up (jest's afterAll does)
 		await Expression.disposeExpressionEngine(); // its isolate would keep us alive
@@ -97,9 +101,13 @@ async function pollsAt(
 						});
 					const measure = async (): Promise<PollFigures> => {
 						sandbox.resetStats();
+						const before = JSON.stringify(staticData);
+						const cpu = process.cpuUsage();
 						const started = performance.now();
 						const result = await poll();
 						const ms = performance.now() - started;
+						const { user, system } = process.cpuUsage(cpu);
+						const after = JSON.stringify(staticData);
 						const stats = sandbox.stats();
 						return {
 							event,
@@ -109,7 +117,9 @@ async function pollsAt(
 							bytes: stats.bytesSent,
 							emitted: result?.[0].length ?? 0,
 							ms,
-							stateBytes: JSON.stringify(staticData).length,
+							stateBytes: after.length,
+							stateChangedBytes: changedCharacters(before, after),
+							cpuMs: (user + system) / 1000,
 						};
 					};
 					if (changed === 'activation') {
@@ -146,6 +156,14 @@ function touch(sandbox: Sandbox, count: number, field: string, at: number): Stor
 		sandbox.store.assets.put({ ...record, [field]: stamp, lastModifiedDtm: stamp });
 	}
 	return originals;
+}
+
+/** How many characters differ between two texts (position by position, plus the length change). */
+function changedCharacters(before: string, after: string): number {
+	let changed = Math.abs(before.length - after.length);
+	for (let i = 0; i < Math.min(before.length, after.length); i++)
+		if (before.charCodeAt(i) !== after.charCodeAt(i)) changed++;
+	return changed;
 }
 
 function restore(sandbox: Sandbox, originals: StoredRecord[]): void {
