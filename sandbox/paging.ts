@@ -20,9 +20,10 @@ export interface ListWindow {
 }
 
 /**
- * The `after` cursors of next links: the last id of a page and when the link was issued (record
- * clock). With a lifetime set, an older cursor is refused, as a service that keeps cursors for a
- * while refuses a link resumed too late (the spec calls `after` opaque).
+ * The `after` cursors of next links: the last id of a page and, while a lifetime is set, when the
+ * link was issued (record clock). An older cursor is then refused, as a service that keeps cursors
+ * for a while refuses a link resumed too late (the spec calls `after` opaque). Without a lifetime
+ * a cursor is the id alone, so the same page always links the same way.
  */
 export class Cursors {
 	constructor(
@@ -32,7 +33,8 @@ export class Cursors {
 	) {}
 
 	encode(id: string): string {
-		return Buffer.from(`${id}.${this.clock.now().getTime()}`, 'latin1').toString('base64url');
+		const text = this.ttlSeconds === undefined ? id : `${id}.${this.clock.now().getTime()}`;
+		return Buffer.from(text, 'latin1').toString('base64url');
 	}
 
 	/** The id a cursor carries; throws a 400 naming `after` when it is not one or has expired. */
@@ -40,13 +42,14 @@ export class Cursors {
 		const [id, issued] = (
 			/^[A-Za-z0-9_-]+$/.test(text) ? Buffer.from(text, 'base64url').toString('latin1') : ''
 		).split('.');
-		if (!isRecordId(id) || !/^\d+$/.test(issued ?? '')) {
+		if (!isRecordId(id) || (issued !== undefined && !/^\d+$/.test(issued))) {
 			throw badInput(
 				'after',
 				'is not a cursor this service issued; use the next link of the previous page',
 			);
 		}
-		const age = this.clock.now().getTime() - Number(issued);
+		// a cursor issued while no lifetime was set has no time: it is as old as can be
+		const age = this.clock.now().getTime() - Number(issued ?? -Infinity);
 		if (this.ttlSeconds !== undefined && age > this.ttlSeconds * 1000) {
 			throw badInput(
 				'after',
