@@ -2,7 +2,7 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { all, compare, printFilter, type FilterNode } from '../shared/filter';
 import { paginate } from '../shared/transport';
 import type { ChangeEvent } from './events';
-import { packMemory, RecordMemory, UNIT_MS, type PackedMemory } from './memory';
+import { RecordMemory, UNIT_MS, type PackedMemory } from './memory';
 import { walk, type WalkSettings, type WalkState } from './walk';
 
 /**
@@ -259,7 +259,7 @@ async function startFromNow(
 		key: settings.stateKey,
 		since: floor,
 		floor,
-		memory: packMemory(new Map(), event.unit),
+		memory: new RecordMemory(undefined, event.unit).pack(),
 	};
 }
 

@@ -1,10 +1,15 @@
 /**
- * What the trigger remembers per record, kept small enough for n8n's static data: a map from
- * record id to one instant (a watched value, or a modification time), packed into one string.
+ * What the trigger remembers per record, kept small enough for n8n's static data and cheap to
+ * change: a map from record id to one instant (a watched value, a modification time, a reminder).
  *
- * Entries are sorted by instant and stored as differences, so the instants of a bulk sync cost a
- * byte or two each; ids of the service's usual form (24 hex digits) cost 12 bytes. About 14 to 19
- * characters per record in all, exact (no hashing, so no collisions).
+ * Records are spread over 1,024 buckets by a hash of their id, and each bucket is packed into a
+ * text of its own, so a poll that sees k records unpacks and packs at most k buckets, whatever the
+ * fleet's size, and a poll that changes nothing writes nothing. In a bucket, entries are sorted by
+ * instant and stored as differences (the instants of a bulk sync cost a byte or two each), and an
+ * id is kept as 40 more bits of its hash (5 bytes): about 9 characters per record in all. Two ids
+ * share a bucket and fingerprint with a chance of about 1 in 2^50 per pair (one pair in 2,000
+ * fleets of a million records); such a pair would share one remembered value, so an edit of one
+ * could be emitted as a change.
  */
 
 /** Instants are counted in this unit: milliseconds for date-times, days for calendar dates. */
@@ -14,11 +19,17 @@ export interface PackedMemory {
 	unit: MemoryUnit;
 	/** How many records; also lets a reader of the static data see the size at a glance. */
 	count: number;
-	data: string;
+	/** The packed entries of each bucket that has any, by bucket number. */
+	buckets?: Record<string, string>;
+	/** The format before buckets (every record with its exact id, in one text): read, then rewritten. */
+	data?: string;
 }
 
+const BUCKET_BITS = 10;
+const FINGERPRINTS = 3;
+const FINGERPRINT_BYTES = 5;
+
 export const UNIT_MS: Record<MemoryUnit, number> = { ms: 1, day: 86_400_000 };
-const HEX_ID = /^[0-9a-f]{24}$/;
 const HEX_IDS = 1;
 const TEXT_IDS = 2;
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -31,8 +42,6 @@ const BASE64_PAIRS = Array.from(
 const BASE64_VALUES = new Uint8Array(128).fill(255);
 [...BASE64].forEach((char, index) => (BASE64_VALUES[char.charCodeAt(0)] = index));
 const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
-/** Value of a lower-case hex digit by character code. */
-const hexDigit = (code: number): number => (code <= 57 ? code - 48 : code - 87);
 /** Text is built in pieces of about this length and joined once. */
 const CHUNK = 16_384;
 
@@ -131,48 +140,10 @@ function fromBase64(text: string): Uint8Array {
 	return bytes.subarray(0, length);
 }
 
-/** Packs id → instant (milliseconds since 1970; whole days when the unit is days). */
-export function packMemory(memory: ReadonlyMap<string, number>, unit: MemoryUnit): PackedMemory {
+/** A memory in the format before buckets (exact ids, one text): id → instant. */
+function readExactMemory(data: string, unit: MemoryUnit): Map<string, number> {
 	const scale = UNIT_MS[unit];
-	const ids: string[] = [];
-	const values = new Float64Array(memory.size);
-	let hexIds = true;
-	for (const [id, instant] of memory) {
-		values[ids.length] = Math.round(instant / scale);
-		ids.push(id);
-		if (hexIds && !HEX_ID.test(id)) hexIds = false;
-	}
-	// by instant, then id: the same map always packs to the same text
-	const order = Uint32Array.from(ids.keys()).sort(
-		(a, b) => values[a] - values[b] || (ids[a] < ids[b] ? -1 : 1),
-	);
-	// room for a hex id and a long difference per record: one allocation in the usual case
-	const writer = new ByteWriter(new Uint8Array(16 + ids.length * 20));
-	writer.push(hexIds ? HEX_IDS : TEXT_IDS);
-	writer.varint(ids.length);
-	let previous = 0;
-	order.forEach((index, position) => {
-		const value = values[index];
-		writer.varint(position === 0 ? zigzag(value) : value - previous);
-		previous = value;
-	});
-	for (const index of order) {
-		const id = ids[index];
-		if (hexIds) {
-			for (let i = 0; i < 24; i += 2)
-				writer.push((hexDigit(id.charCodeAt(i)) << 4) | hexDigit(id.charCodeAt(i + 1)));
-		} else {
-			writer.varint(id.length);
-			for (let i = 0; i < id.length; i++) writer.varint(id.charCodeAt(i));
-		}
-	}
-	return { unit, count: ids.length, data: toBase64(writer.result()) };
-}
-
-/** The map `packMemory` packed; throws when the text was not written by it. */
-export function unpackMemory(packed: PackedMemory): Map<string, number> {
-	const scale = UNIT_MS[packed.unit];
-	const reader = new ByteReader(fromBase64(packed.data));
+	const reader = new ByteReader(fromBase64(data));
 	const format = reader.byte();
 	if (format !== HEX_IDS && format !== TEXT_IDS)
 		throw new Error('the remembered records are not readable');
@@ -198,46 +169,154 @@ export function unpackMemory(packed: PackedMemory): Map<string, number> {
 }
 
 /**
- * The memory of one poll: unpacked only when a record is looked up (a poll that reads nothing
- * costs nothing) and packed again only when something changed.
+ * The bucket and fingerprint of an id: 50 bits of cyrb53 (a public-domain 53-bit string hash
+ * built on Math.imul), 10 for the bucket and 40 for the fingerprint.
+ */
+export function fingerprintOf(id: string): { bucket: number; fingerprint: number } {
+	let h1 = 0xdeadbeef;
+	let h2 = 0x41c6ce57;
+	for (let i = 0; i < id.length; i++) {
+		const code = id.charCodeAt(i);
+		h1 = Math.imul(h1 ^ code, 2654435761);
+		h2 = Math.imul(h2 ^ code, 1597334677);
+	}
+	h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+	h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+	return {
+		bucket: (h2 >>> 8) & ((1 << BUCKET_BITS) - 1),
+		fingerprint: (h2 & 0xff) * 2 ** 32 + (h1 >>> 0),
+	};
+}
+
+/** Packs one bucket: fingerprint → instant (milliseconds; whole days when the unit is days). */
+function packBucket(entries: ReadonlyMap<number, number>, unit: MemoryUnit): string {
+	const scale = UNIT_MS[unit];
+	const keys = [...entries.keys()];
+	const values = keys.map((key) => Math.round(entries.get(key)! / scale));
+	// by instant, then fingerprint: the same bucket always packs to the same text
+	const order = keys
+		.map((_, index) => index)
+		.sort((a, b) => values[a] - values[b] || keys[a] - keys[b]);
+	const writer = new ByteWriter(new Uint8Array(8 + keys.length * 8));
+	writer.push(FINGERPRINTS);
+	writer.varint(keys.length);
+	let previous = 0;
+	order.forEach((index, position) => {
+		writer.varint(position === 0 ? zigzag(values[index]) : values[index] - previous);
+		previous = values[index];
+	});
+	for (const index of order) {
+		let rest = keys[index];
+		for (let i = 0; i < FINGERPRINT_BYTES; i++) {
+			writer.push(rest % 256);
+			rest = Math.floor(rest / 256);
+		}
+	}
+	return toBase64(writer.result());
+}
+
+/** The entries `packBucket` packed; throws when the text was not written by it. */
+function unpackBucket(text: string, unit: MemoryUnit): Map<number, number> {
+	const scale = UNIT_MS[unit];
+	const reader = new ByteReader(fromBase64(text));
+	if (reader.byte() !== FINGERPRINTS) throw new Error('the remembered records are not readable');
+	const count = reader.varint();
+	const instants: number[] = [];
+	let value = 0;
+	for (let index = 0; index < count; index++) {
+		value = index === 0 ? unzigzag(reader.varint()) : value + reader.varint();
+		instants.push(value * scale);
+	}
+	const entries = new Map<number, number>();
+	for (const instant of instants) {
+		let fingerprint = 0;
+		for (let i = 0, scaleBy = 1; i < FINGERPRINT_BYTES; i++, scaleBy *= 256)
+			fingerprint += reader.byte() * scaleBy;
+		entries.set(fingerprint, instant);
+	}
+	return entries;
+}
+
+/**
+ * The memory of one poll: buckets are unpacked only when a record in them is looked up (a poll
+ * that reads nothing costs nothing) and packed again only when something in them changed.
  */
 export class RecordMemory {
-	private map?: Map<string, number>;
-	private changed = false;
+	private readonly open = new Map<number, Map<number, number>>();
+	private readonly dirty = new Set<number>();
+	private packed: PackedMemory;
+	private count: number;
 
 	constructor(
-		private packed: PackedMemory | undefined,
+		packed: PackedMemory | undefined,
 		private readonly unit: MemoryUnit,
-	) {}
+	) {
+		this.packed = packed?.buckets ? packed : { unit, count: 0, buckets: {} };
+		this.count = this.packed.count;
+		// an earlier format or unit: every record is read once and written again in this one
+		if (packed?.data !== undefined) {
+			for (const [id, instant] of readExactMemory(packed.data, packed.unit)) this.set(id, instant);
+		} else if (packed && packed.unit !== unit) {
+			for (const bucket of Object.keys(this.packed.buckets!)) this.dirty.add(Number(bucket));
+		}
+	}
 
-	private entries(): Map<string, number> {
-		this.map ??= this.packed ? unpackMemory(this.packed) : new Map();
-		return this.map;
+	private bucket(index: number): Map<number, number> {
+		let entries = this.open.get(index);
+		if (!entries) {
+			const text = this.packed.buckets?.[index];
+			entries = text ? unpackBucket(text, this.packed.unit) : new Map();
+			this.open.set(index, entries);
+		}
+		return entries;
 	}
 
 	get(id: string): number | undefined {
-		return this.entries().get(id);
+		const { bucket, fingerprint } = fingerprintOf(id);
+		return this.bucket(bucket).get(fingerprint);
 	}
 
 	set(id: string, instant: number): void {
-		if (this.entries().get(id) === instant) return;
-		this.map!.set(id, instant);
-		this.changed = true;
+		const { bucket, fingerprint } = fingerprintOf(id);
+		const entries = this.bucket(bucket);
+		const known = entries.get(fingerprint);
+		if (known === instant) return;
+		if (known === undefined) this.count++;
+		entries.set(fingerprint, instant);
+		this.dirty.add(bucket);
 	}
 
 	delete(id: string): void {
-		if (this.entries().delete(id)) this.changed = true;
+		const { bucket, fingerprint } = fingerprintOf(id);
+		if (!this.bucket(bucket).delete(fingerprint)) return;
+		this.count--;
+		this.dirty.add(bucket);
 	}
 
-	/** Forgets every record whose instant is before `instant`. */
+	/** Forgets every record whose instant is before `instant` (reads every bucket). */
 	forgetBefore(instant: number): void {
-		for (const [id, value] of this.entries()) if (value < instant) this.delete(id);
+		for (const bucket of Object.keys(this.packed.buckets ?? {}).map(Number)) {
+			const entries = this.bucket(bucket);
+			for (const [fingerprint, value] of entries) {
+				if (value >= instant) continue;
+				entries.delete(fingerprint);
+				this.count--;
+				this.dirty.add(bucket);
+			}
+		}
 	}
 
+	/** The memory to store: the same object when nothing changed, else only changed buckets repacked. */
 	pack(): PackedMemory {
-		if (!this.changed && this.packed?.unit === this.unit) return this.packed;
-		this.packed = packMemory(this.entries(), this.unit);
-		this.changed = false;
+		if (!this.dirty.size && this.packed.unit === this.unit) return this.packed;
+		const buckets = { ...this.packed.buckets };
+		for (const index of this.dirty) {
+			const entries = this.bucket(index);
+			if (entries.size) buckets[index] = packBucket(entries, this.unit);
+			else delete buckets[index];
+		}
+		this.dirty.clear();
+		this.packed = { unit: this.unit, count: this.count, buckets };
 		return this.packed;
 	}
 }

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 import { StockroomTrigger } from '../../nodes/StockroomTrigger/StockroomTrigger.node';
-import { packMemory, unpackMemory, type PackedMemory } from '../../nodes/StockroomTrigger/memory';
+import { RecordMemory, type PackedMemory } from '../../nodes/StockroomTrigger/memory';
 import { SETTLE_MS } from '../../nodes/StockroomTrigger/pollTurns';
 import { addDays } from '../../nodes/StockroomTrigger/renewals';
 import { createSandbox, type Sandbox } from '../../sandbox/server';
@@ -291,12 +291,13 @@ describe('Stockroom Trigger against the sandbox', () => {
 		// as the earlier version stored it: only the records matching the filter, no scope
 		const { scope, memory, ...rest } = changes() as IDataObject & { memory: PackedMemory };
 		expect(scope).toBe('all');
-		const remembered = new Map(
-			[...unpackMemory(memory)].filter(
-				([id]) => sandbox.store.assets.get(id)?.status === 'Deployed',
-			),
-		);
-		staticData.changes = { ...rest, memory: packMemory(remembered, 'ms') };
+		const full = new RecordMemory(memory, 'ms');
+		const remembered = new RecordMemory(undefined, 'ms');
+		for (const record of sandbox.store.assets.all()) {
+			const value = full.get(record.id);
+			if (record.status === 'Deployed' && value !== undefined) remembered.set(record.id, value);
+		}
+		staticData.changes = { ...rest, memory: remembered.pack() };
 		const outside = sandbox.store.assets
 			.all()
 			.findIndex((record) => record.status === 'ReadyToDeploy');
@@ -703,9 +704,11 @@ describe('Stockroom Trigger against the sandbox', () => {
 			terminationNoticeDays: 30,
 		});
 		// as the earlier version stored it after reminding: whole days, the renewal date alone
+		const reminded = new RecordMemory(undefined, 'day');
+		reminded.set(due.id, Date.parse(renewal));
 		staticData.renewals = {
 			key: 'contracts:renewalNoticeDue',
-			reminded: packMemory(new Map([[due.id, Date.parse(renewal)]]), 'day'),
+			reminded: reminded.pack(),
 		} as unknown as IDataObject;
 		expect(await poll(parameters)).toBeNull();
 		expect((changesOf('renewals').reminded as PackedMemory).unit).toBe('ms');

@@ -1,11 +1,21 @@
 import fc from 'fast-check';
-import { packMemory, RecordMemory, unpackMemory } from '../../../nodes/StockroomTrigger/memory';
+import {
+	fingerprintOf,
+	RecordMemory,
+	type PackedMemory,
+} from '../../../nodes/StockroomTrigger/memory';
 
 const hexId = fc.stringMatching(/^[0-9a-f]{24}$/);
-const DAY = 86_400_000;
+/** What n8n stores and reads back. */
+const stored = (packed: PackedMemory): PackedMemory => JSON.parse(JSON.stringify(packed));
+const memoryOf = (entries: Iterable<[string, number]>, unit: 'ms' | 'day' = 'ms') => {
+	const memory = new RecordMemory(undefined, unit);
+	for (const [id, instant] of entries) memory.set(id, instant);
+	return memory.pack();
+};
 
 describe("the trigger's per-record memory", () => {
-	test('packs and unpacks exactly, hex ids or any other ids, any instants (before 1970, far future)', () => {
+	test('packs and reads back every record, hex ids or any other ids, any instants (before 1970, far future)', () => {
 		fc.assert(
 			fc.property(
 				fc.oneof(
@@ -13,10 +23,10 @@ describe("the trigger's per-record memory", () => {
 					fc.dictionary(fc.string({ maxLength: 30 }), fc.integer({ min: -2e12, max: 8e12 })),
 				),
 				(entries) => {
-					const memory = new Map(Object.entries(entries));
-					const packed = packMemory(memory, 'ms');
-					expect(packed.count).toBe(memory.size);
-					expect(unpackMemory(JSON.parse(JSON.stringify(packed)))).toEqual(memory);
+					const packed = stored(memoryOf(Object.entries(entries)));
+					expect(packed.count).toBe(Object.keys(entries).length);
+					const memory = new RecordMemory(packed, 'ms');
+					for (const [id, instant] of Object.entries(entries)) expect(memory.get(id)).toBe(instant);
 				},
 			),
 			{ numRuns: 300 },
@@ -24,48 +34,86 @@ describe("the trigger's per-record memory", () => {
 	});
 
 	test('calendar dates are kept in days', () => {
-		const memory = new Map([
+		const dates: Array<[string, number]> = [
 			['000000000000000000000001', Date.UTC(2026, 10, 24)],
 			['000000000000000000000002', Date.UTC(1999, 0, 1)],
 			['000000000000000000000003', Date.UTC(2205, 0, 1)],
-		]);
-		const packed = packMemory(memory, 'day');
-		expect(unpackMemory(packed)).toEqual(memory);
-		// 1 header + 1 count + 3 varints of whole days + 3 × 12 id bytes, in base64
-		expect(packed.data.length).toBeLessThanOrEqual(Math.ceil(((2 + 3 * 3 + 36) * 4) / 3));
+		];
+		const memory = new RecordMemory(stored(memoryOf(dates, 'day')), 'day');
+		for (const [id, instant] of dates) expect(memory.get(id)).toBe(instant);
 	});
 
-	test('a bulk sync of 50,000 assets within a minute packs into well under 1 MB', () => {
-		const memory = new Map<string, number>();
+	test('100,000 assets synced within a minute take under 1.0 MB; a poll that changes one of them repacks one bucket', () => {
 		const start = Date.UTC(2026, 10, 24, 9);
-		for (let i = 0; i < 50_000; i++)
-			memory.set(i.toString(16).padStart(24, '0'), start + Math.floor(Math.random() * 60_000));
-		const size = JSON.stringify(packMemory(memory, 'ms')).length;
-		// 12 id bytes + a one- or two-byte difference per asset, base64: ~18 characters each
-		expect(size).toBeLessThan(19 * 50_000);
-		expect(size).toBeLessThan(1_000_000);
+		const entries: Array<[string, number]> = [];
+		for (let i = 0; i < 100_000; i++)
+			entries.push([
+				(0x62000000 + (i >> 4)).toString(16) +
+					((i * 2654435761) % 2 ** 32).toString(16).padStart(16, '0'),
+				start + ((i * 7919) % 60_000),
+			]);
+		const packed = stored(memoryOf(entries));
+		expect(JSON.stringify(packed).length).toBeLessThan(1_000_000);
+		const memory = new RecordMemory(packed, 'ms');
+		memory.set(entries[500][0], Date.UTC(2026, 10, 26));
+		const after = stored(memory.pack());
+		const changed = Object.keys(after.buckets!).filter(
+			(bucket) => after.buckets![bucket] !== packed.buckets![bucket],
+		);
+		expect(changed).toEqual([String(fingerprintOf(entries[500][0]).bucket)]);
+		expect(after.count).toBe(100_000);
+		// in proportion to the change, not the fleet: well under a tenth of reading every bucket
+		const cpuOf = (work: (memory: RecordMemory) => void) => {
+			const started = process.cpuUsage();
+			const memory = new RecordMemory(after, 'ms');
+			work(memory);
+			expect(memory.get(entries[500][0])).toBe(Date.UTC(2026, 10, 26));
+			memory.set(entries[500][0], Date.UTC(2026, 10, 27));
+			memory.pack();
+			const { user, system } = process.cpuUsage(started);
+			return user + system;
+		};
+		const whole = cpuOf((memory) => memory.forgetBefore(-Infinity));
+		expect(cpuOf(() => undefined) * 10).toBeLessThan(whole);
 	});
 
-	test('a value a year apart from its neighbour costs a few bytes, not a collision', () => {
-		const memory = new Map([
-			['aaaaaaaaaaaaaaaaaaaaaaaa', Date.UTC(2026, 0, 1)],
-			['bbbbbbbbbbbbbbbbbbbbbbbb', Date.UTC(2026, 0, 1) + 365 * DAY + 1],
-		]);
-		expect(unpackMemory(packMemory(memory, 'ms'))).toEqual(memory);
+	test('a memory saved before buckets (exact ids, one text) still loads, and is written again in buckets', () => {
+		// written by the previous version of this file
+		const ms = {
+			unit: 'ms' as const,
+			count: 3,
+			data: 'AQPsp+/yvWCLyersgQT/opXDyaMBYwzEQRb2XBDBQKLOYsyXBAs6oL2vKN2aAAAAAAAAAAAAAAAB',
+		};
+		const text = { unit: 'ms' as const, count: 1, data: 'AgGAoNXt7mYKbm90LWhleC1pZA' };
+		const day = { unit: 'day' as const, count: 1, data: 'AQGWxQJizJcECzqgva8o3Zo' };
+		const loaded = new RecordMemory(ms, 'ms');
+		expect(loaded.get('62cc97040b3aa0bdaf28dd9a')).toBe(Date.UTC(2026, 10, 24, 9, 0, 0, 1));
+		expect(loaded.get('630cc44116f65c10c140a2ce')).toBe(Date.UTC(2022, 6, 11, 21, 32, 52, 598));
+		expect(loaded.get('000000000000000000000001')).toBe(Date.UTC(2205, 0, 1));
+		expect(loaded.pack()).toEqual({ unit: 'ms', count: 3, buckets: expect.any(Object) });
+		expect(new RecordMemory(text, 'ms').get('not-hex-id')).toBe(Date.UTC(2026, 0, 1));
+		// Renewal Notice Due's reminders were kept in days; they now count milliseconds
+		const reminders = new RecordMemory(day, 'ms');
+		expect(reminders.get('62cc97040b3aa0bdaf28dd9a')).toBe(Date.UTC(2026, 11, 24));
+		expect(reminders.pack().unit).toBe('ms');
 	});
 
 	test('text it did not write is refused, not misread', () => {
-		expect(() => unpackMemory({ unit: 'ms', count: 1, data: 'not base64!' })).toThrow(
+		expect(() => new RecordMemory({ unit: 'ms', count: 1, data: 'not base64!' }, 'ms')).toThrow(
 			/not readable/,
 		);
-		expect(() => unpackMemory({ unit: 'ms', count: 1, data: 'AQE' })).toThrow(/cut short/);
+		expect(() => new RecordMemory({ unit: 'ms', count: 1, data: 'AQE' }, 'ms')).toThrow(
+			/cut short/,
+		);
+		const bad = { unit: 'ms' as const, count: 1, buckets: { [fingerprintOf('x').bucket]: 'AQE' } };
+		expect(() => new RecordMemory(bad, 'ms').get('x')).toThrow(/not readable/);
 	});
 });
 
 describe('RecordMemory', () => {
-	const packed = packMemory(new Map([['aaaaaaaaaaaaaaaaaaaaaaaa', 1000]]), 'ms');
+	const packed = memoryOf([['aaaaaaaaaaaaaaaaaaaaaaaa', 1000]]);
 
-	test('reading or writing what is already there keeps the packed text as it was', () => {
+	test('reading or writing what is already there keeps the packed memory as it was', () => {
 		const memory = new RecordMemory(packed, 'ms');
 		expect(memory.get('aaaaaaaaaaaaaaaaaaaaaaaa')).toBe(1000);
 		memory.set('aaaaaaaaaaaaaaaaaaaaaaaa', 1000);
@@ -77,18 +125,19 @@ describe('RecordMemory', () => {
 	test('a change is packed; forgetting drops what is older', () => {
 		const memory = new RecordMemory(packed, 'ms');
 		memory.set('bbbbbbbbbbbbbbbbbbbbbbbb', 2000);
-		expect(unpackMemory(memory.pack())).toEqual(
-			new Map([
-				['aaaaaaaaaaaaaaaaaaaaaaaa', 1000],
-				['bbbbbbbbbbbbbbbbbbbbbbbb', 2000],
-			]),
-		);
-		memory.forgetBefore(1500);
-		expect(unpackMemory(memory.pack())).toEqual(new Map([['bbbbbbbbbbbbbbbbbbbbbbbb', 2000]]));
+		const both = new RecordMemory(stored(memory.pack()), 'ms');
+		expect([both.get('aaaaaaaaaaaaaaaaaaaaaaaa'), both.get('bbbbbbbbbbbbbbbbbbbbbbbb')]).toEqual([
+			1000, 2000,
+		]);
+		both.forgetBefore(1500);
+		const later = new RecordMemory(stored(both.pack()), 'ms');
+		expect(later.get('aaaaaaaaaaaaaaaaaaaaaaaa')).toBeUndefined();
+		expect(later.get('bbbbbbbbbbbbbbbbbbbbbbbb')).toBe(2000);
+		expect(later.pack().count).toBe(1);
 		expect(new RecordMemory(undefined, 'day').pack()).toEqual({
 			unit: 'day',
 			count: 0,
-			data: 'AQA',
+			buckets: {},
 		});
 	});
 });
