@@ -57,7 +57,8 @@ const finishedRuns = new Map<string, StoredExecution>();
 
 /**
  * One row of n8n's execution tables as a StoredExecution. A finished execution's run data is
- * parsed once and kept; an unfinished one's is not read at all (it may be a trigger's whole payload).
+ * parsed once and kept; an unfinished one's is not parsed at all (it may be a trigger's whole
+ * payload).
  */
 export function storedExecution(database: string, row: ExecutionRow): StoredExecution {
 	const key = `${database}#${row.id}`;
@@ -78,7 +79,10 @@ export function storedExecution(database: string, row: ExecutionRow): StoredExec
 			stoppedAt: row.stoppedAt ?? undefined,
 		}),
 	};
-	if (finished) finishedRuns.set(key, execution);
+	// n8n 1.x stores the status and the run data in two writes: a finished status may come with
+	// the data of its start for a moment, so only a run with something in it is final
+	const final = finished && (Object.keys(execution.outputs).length > 0 || execution.error);
+	if (final) finishedRuns.set(key, execution);
 	return execution;
 }
 
