@@ -140,13 +140,8 @@ function fromBase64(text: string): Uint8Array {
 	return bytes.subarray(0, length);
 }
 
-/** A memory in the format before buckets (exact ids, one text): id → instant. */
-function readExactMemory(data: string, unit: MemoryUnit): Map<string, number> {
-	const scale = UNIT_MS[unit];
-	const reader = new ByteReader(fromBase64(data));
-	const format = reader.byte();
-	if (format !== HEX_IDS && format !== TEXT_IDS)
-		throw new Error('the remembered records are not readable');
+/** A count, then instants sorted and written as the first and the differences, in the unit; as ms. */
+function readInstants(reader: ByteReader, scale: number): number[] {
 	const count = reader.varint();
 	const instants: number[] = [];
 	let value = 0;
@@ -154,6 +149,16 @@ function readExactMemory(data: string, unit: MemoryUnit): Map<string, number> {
 		value = index === 0 ? unzigzag(reader.varint()) : value + reader.varint();
 		instants.push(value * scale);
 	}
+	return instants;
+}
+
+/** A memory in the format before buckets (exact ids, one text): id → instant. */
+function readExactMemory(data: string, unit: MemoryUnit): Map<string, number> {
+	const reader = new ByteReader(fromBase64(data));
+	const format = reader.byte();
+	if (format !== HEX_IDS && format !== TEXT_IDS)
+		throw new Error('the remembered records are not readable');
+	const instants = readInstants(reader, UNIT_MS[unit]);
 	const memory = new Map<string, number>();
 	for (const instant of instants) {
 		let id = '';
@@ -217,16 +222,9 @@ function packBucket(entries: ReadonlyMap<number, number>, unit: MemoryUnit): str
 
 /** The entries `packBucket` packed; throws when the text was not written by it. */
 function unpackBucket(text: string, unit: MemoryUnit): Map<number, number> {
-	const scale = UNIT_MS[unit];
 	const reader = new ByteReader(fromBase64(text));
 	if (reader.byte() !== FINGERPRINTS) throw new Error('the remembered records are not readable');
-	const count = reader.varint();
-	const instants: number[] = [];
-	let value = 0;
-	for (let index = 0; index < count; index++) {
-		value = index === 0 ? unzigzag(reader.varint()) : value + reader.varint();
-		instants.push(value * scale);
-	}
+	const instants = readInstants(reader, UNIT_MS[unit]);
 	const entries = new Map<number, number>();
 	for (const instant of instants) {
 		let fingerprint = 0;
