@@ -356,9 +356,13 @@ class Model {
 				.filter((candidate) => candidate.modified > since && candidate.modified < modified);
 			// matching or not: entering the filter is not a change
 			const kept = between.every((candidate) => candidate.deleted || candidate.value === lastValue);
-			// the first walk cannot know the value of a record modified before it got there
+			// the first walk cannot know the value of a record modified before it got there, nor
+			// of one deleted before it was done (brought back, it is as new as a created one)
+			const firstWalkDone = this.baselineDoneAt ?? Infinity;
 			const ambiguous =
-				!previous && (this.baselineDoneAt === undefined || modified <= this.baselineDoneAt);
+				!previous &&
+				(modified <= firstWalkDone ||
+					between.some((candidate) => candidate.deleted && candidate.modified <= firstWalkDone));
 			if (lastValue === version.value && kept && !ambiguous)
 				throw new Error(`emitted ${where} with the value it already had (${iso(version.value!)})`);
 		}
