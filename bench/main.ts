@@ -1,11 +1,12 @@
 /**
- * `npm run bench [-- --quick] [-- --cpu-prof] [-- --only list-all,heap,queue]`: the package
- * against what a user would otherwise use (issue 8). `--only` runs those sections alone (for
- * working on one figure; bench/.runs/results-only.md, results.md untouched). Prints the results as markdown and writes them to bench/results.md (`--quick`, a
- * tenth of the size, writes bench/.runs/results-quick.md instead, so it never replaces the full
- * figures). The last line of stdout is the list-all ratio. Benchmarks never fail for being slow;
- * they fail when a side computes a wrong answer or the harness breaks. n8n's log and the hook's
- * records of each run stay in bench/.runs/<full|quick>/.
+ * `npm run bench [-- --quick] [-- --cpu-prof]`: the package against what a user would otherwise
+ * use (issues 8 and 26). Prints the results as markdown and writes them to bench/results.md
+ * (`--quick`, a tenth of the size, writes bench/.runs/results-quick.md instead, so it never
+ * replaces the full figures). The last lines of stdout are the key ratios. Benchmarks never fail
+ * for being slow; they fail when a side computes a wrong answer or the harness breaks. n8n's log
+ * and the hook's records of each run stay in bench/.runs/<full|quick>/.
+ * `-- --only list-all,heap,queue,queue-variants` runs those sections alone, for working on one
+ * figure (bench/.runs/results-only.md; results.md untouched).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -19,7 +20,7 @@ import { filterFigures, sandboxFigures } from './inProcess';
 import { N8nBench, type RunResult } from './n8nBench';
 import { millionFigures } from './million';
 import { heapFigures } from './heap';
-import { queueFigures, queueRatio } from './queue';
+import { queueFigures, queueRatio, queueVariantFigures } from './queue';
 import { SandboxProcess } from './sandboxProcess';
 import { floorFigures } from './floor';
 import { summarizeProfile } from './profile';
@@ -29,6 +30,7 @@ import {
 	keyFigures,
 	loadLine,
 	queueSection,
+	queueVariantSection,
 	renderMillion,
 	renderResults,
 	type Comparison,
@@ -276,13 +278,18 @@ async function main() {
 	const floor = await floorFigures(sandbox, quick ? 3 : 5);
 
 	progress('queue mode: the same workflows of both sides run by workers');
-	const queue = await queueFigures(
+	const { figures: queue, variants: queueVariants } = await queueFigures(
 		sandbox,
 		{ items: upsertItems(sandbox, upserts) },
 		QUEUE_PAIRS,
 		workDir,
 		progress,
-	).finally(() => sandbox.close());
+	)
+		.then(async (figures) => ({
+			figures,
+			variants: await queueVariantFigures(sandbox, QUEUE_PAIRS, workDir, progress),
+		}))
+		.finally(() => sandbox.close());
 
 	progress('heap snapshots of a list-all per side');
 	const heap = await heapFigures(records / 10, workDir, progress);
@@ -306,6 +313,7 @@ async function main() {
 		comparisons,
 		polls,
 		queue,
+		queueVariants,
 		heap,
 		filter,
 		sandbox: sandboxResults,
@@ -342,7 +350,7 @@ const QUEUE_PAIRS = 3;
  * to bench/.runs/results-only.md with their final lines; results.md and results.json untouched.
  */
 async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
-	const known = ['list-all', 'heap', 'queue'];
+	const known = ['list-all', 'heap', 'queue', 'queue-variants'];
 	const unknown = sections.filter((section) => !known.includes(section));
 	if (unknown.length)
 		throw new Error(`--only: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
@@ -353,13 +361,9 @@ async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
 	const lines: string[] = [];
 	const finalLines: string[] = [];
 	const comparisons: Comparison[] = [];
-	if (sections.includes('list-all') || sections.includes('queue')) {
-		progress(`seeding the sandbox with ${records} assets`);
-	}
-	const sandbox =
-		sections.includes('list-all') || sections.includes('queue')
-			? await createSandbox({ records, seed: 1 })
-			: undefined;
+	const needsSandbox = sections.some((section) => section !== 'heap');
+	if (needsSandbox) progress(`seeding the sandbox with ${records} assets`);
+	const sandbox = needsSandbox ? await createSandbox({ records, seed: 1 }) : undefined;
 	try {
 		if (sandbox && sections.includes('list-all')) {
 			const bench = await N8nBench.start(sandbox, workDir);
@@ -419,6 +423,13 @@ async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
 			lines.push(...queueSection({ queue, comparisons }));
 			finalLines.push(
 				`queue list-all ratio (asset node / HTTP Request node, on a worker): ${ratio(queueRatio(queue.listAll))}`,
+			);
+		}
+		if (sandbox && sections.includes('queue-variants')) {
+			lines.push(
+				...queueVariantSection(
+					await queueVariantFigures(sandbox, QUEUE_PAIRS - 1, workDir, progress),
+				),
 			);
 		}
 	} finally {

@@ -6,7 +6,10 @@ import type { Sandbox } from '../sandbox/server';
 import {
 	createN8nHome,
 	CREDENTIAL_TYPE,
+	EXAMPLE_CREDENTIAL,
+	exampleWorkflows,
 	HarnessError,
+	importMissingExamples,
 	waitFor,
 	type N8nHome,
 	type WorkflowJson,
@@ -14,7 +17,7 @@ import {
 import type { GcRecord, HookRecord } from './n8nHooks';
 import { summarizeProfile, type ProfileSummary } from './profile';
 import { median, ms, pairRatio } from './stats';
-import { assetList, assetUpsert, httpList, httpUpsert } from './workflows';
+import { assetList, assetListSimplified, assetUpsert, httpList, httpUpsert } from './workflows';
 
 /** One workflow run by a worker of n8n in queue mode, called through main's production webhook. */
 export interface QueueRunFigure {
@@ -254,3 +257,82 @@ export const queueRatio = ({ a, b }: QueueComparison) =>
 		a.map((run) => run.wallMs),
 		b.map((run) => run.wallMs),
 	);
+
+/** What a user can do about a big list on a worker, each way measured. */
+export interface QueueVariantFigures {
+	/** Get Many with Simplify (list-all's workflow otherwise): wall time per run. */
+	simplified: QueueRunFigure[];
+	/**
+	 * The example "a million assets, one page per run" (a sub-workflow run per page of 1,000 whose
+	 * successful runs are not saved), run from the editor: main hands it to a worker.
+	 */
+	pageLoop: Array<{ wallMs: number; executionMs: number; rounds: number; total: number }>;
+}
+
+/**
+ * Big lists on a worker, the ways README suggests: Simplify, and one page per sub-workflow run
+ * (the example, started as the editor does; in queue mode main hands it to a worker, as n8n 3
+ * always will). `runs` runs each after a warm-up.
+ */
+export async function queueVariantFigures(
+	sandbox: Sandbox,
+	runs: number,
+	workDir: string,
+	progress: (message: string) => void,
+): Promise<QueueVariantFigures> {
+	const hooks = path.join(__dirname, 'n8nHooks.js');
+	const log = new HookLog(path.join(workDir, 'queue-variants.jsonl'));
+	const home = await createN8nHome({
+		queue: true,
+		env: {
+			EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none',
+			EXECUTIONS_DATA_SAVE_MANUAL_EXECUTIONS: 'true',
+			GENERIC_TIMEZONE: 'UTC',
+			EXTERNAL_HOOK_FILES: hooks,
+			STOCKROOM_BENCH_LOG: log.file,
+		},
+	});
+	try {
+		await home.importCredential({ ...EXAMPLE_CREDENTIAL, ...sandboxCredentialInput(sandbox) });
+		await importMissingExamples(home);
+		const main = await home.start();
+		const simplified = await deploy(
+			home,
+			assetListSimplified('queue-list-simple', EXAMPLE_CREDENTIAL),
+		);
+		const example = exampleWorkflows().find(({ file }) => file === '5-million-assets.json')!;
+		const figures: QueueVariantFigures = { simplified: [], pageLoop: [] };
+		for (let run = 0; run <= runs; run++) {
+			const simple = await runOnWorker(home, log, simplified, sandbox.store.assets.size);
+			const started = performance.now();
+			const id = await main.rest.runWorkflow(
+				example.workflow.id!,
+				'When clicking ‘Execute workflow’',
+			);
+			const loop = await home.waitForExecution(id, 30 * 60_000);
+			const wallMs = performance.now() - started;
+			const [done] = loop.outputs.Done ?? [];
+			if (loop.error || !done || !loop.worker) {
+				throw new HarnessError(
+					`the page loop did not finish on a worker: ${JSON.stringify(loop.error ?? loop.status)}`,
+				);
+			}
+			const pages = {
+				wallMs,
+				executionMs: Date.parse(loop.stoppedAt!) - Date.parse(loop.startedAt!),
+				rounds: Number(done.pages),
+				total: Number(done.total),
+			};
+			progress(
+				`queue variants ${run === 0 ? 'warm-up' : `run ${run}/${runs}`}: Simplify ${ms(simple.wallMs)}, one page per run ${ms(wallMs)} (${pages.rounds} rounds)`,
+			);
+			if (run > 0) {
+				figures.simplified.push(simple);
+				figures.pageLoop.push(pages);
+			}
+		}
+		return figures;
+	} finally {
+		await home.dispose();
+	}
+}

@@ -5,7 +5,12 @@ import type { RunResult } from './n8nBench';
 import { count, mb, median, ms, pairRatio, ratio } from './stats';
 import { HEAP_CAP_MB, type MillionFigures } from './million';
 import type { HeapFigures } from './heap';
-import { queueRatio, type QueueComparison, type QueueFigures } from './queue';
+import {
+	queueRatio,
+	type QueueComparison,
+	type QueueFigures,
+	type QueueVariantFigures,
+} from './queue';
 import type { PollFigures } from './trigger';
 
 export interface Machine {
@@ -48,6 +53,7 @@ export interface Results {
 	comparisons: Comparison[];
 	polls: PollFigures[];
 	queue: QueueFigures;
+	queueVariants: QueueVariantFigures;
 	heap: HeapFigures;
 	filter: FilterFigures;
 	sandbox: SandboxFigures;
@@ -395,6 +401,50 @@ export function queueSection(results: Pick<Results, 'queue' | 'comparisons'>): s
 	return lines;
 }
 
+/** Big lists on a worker the ways README suggests, against list-all as it is. */
+export function queueVariantSection(
+	variants: QueueVariantFigures,
+	listAll?: QueueComparison,
+): string[] {
+	const spread = (values: number[]) =>
+		`${ms(median(values))} (${ms(Math.min(...values))}–${ms(Math.max(...values))})`;
+	const [loop] = variants.pageLoop;
+	return [
+		'### Big lists on a worker: what helps',
+		'',
+		paragraph(
+			'The same sandbox and queue setup (another main and two workers, executions not saved unless',
+			`manual): ${variants.simplified.length} runs each after a warm-up, wall time from the call to`,
+			'the answer (or, for the example, to the stored end of the execution).',
+		),
+		'',
+		row('Workflow', 'Wall time, median (min–max)', 'Items in the run'),
+		row('---', '--:', '---'),
+		...(listAll
+			? [
+					row(
+						'Get Many, Return All (list-all above, A)',
+						spread(listAll.a.map((run) => run.wallMs)),
+						'one per asset',
+					),
+				]
+			: []),
+		row(
+			'Get Many, Return All, Simplify',
+			spread(variants.simplified.map((run) => run.wallMs)),
+			'one per asset, main fields only',
+		),
+		row(
+			'Example *a million assets, one page per run*, from the editor',
+			spread(variants.pageLoop.map((run) => run.wallMs)),
+			loop
+				? `${count(loop.rounds)} sub-workflow runs, ${count(loop.total)} assets (all but retired); the parent keeps the cursor and totals`
+				: '',
+		),
+		'',
+	];
+}
+
 /** Where the heap goes at the end of a list-all, from heap snapshots and allocation sampling. */
 export function heapSection({ heap }: Pick<Results, 'heap'>): string[] {
 	const { a, b } = heap;
@@ -616,6 +666,7 @@ export function renderResults(results: Results, previous?: KeyFigures): string {
 		...previousSection(keyFigures(results), previous),
 		...heapSection(results),
 		...queueSection(results),
+		...queueVariantSection(results.queueVariants, results.queue.listAll),
 		...millionSection(results),
 		'## Trigger cost per poll (n8n-core PollContext, in-process)',
 		'',
