@@ -76,17 +76,25 @@ describe("Get Many's output in memory", () => {
 		const parse = (pages: string[]) =>
 			pages.flatMap((text) => (JSON.parse(text) as { results: unknown[] }).results);
 		// a run keeps some state of its own until the next (n8n's and the harness's), whatever its
-		// size: what one page more costs is measured, between a run of one page and one of all
-		const onePage = await retained(async () => await list(PAGE));
-		const allPages = await retained(async () => await list());
-		const onePageParsed = await retained(async () => parse(texts.slice(0, 1)));
-		const allParsed = await retained(async () => parse(texts));
-
-		const items: INodeExecutionData[] = allPages.kept;
-		expect(onePage.kept).toHaveLength(PAGE);
+		// size: what one page more costs is measured, between a run of one page and one of all.
+		// Whatever else the process allocates meanwhile (a test file before this one may still be
+		// winding down) only adds: the least of three rounds is the node's own
+		let perItem = Infinity;
+		let perRecord = Infinity;
+		let items: INodeExecutionData[] = [];
+		let parsed: unknown[] = [];
+		for (let round = 0; round < 3; round++) {
+			const onePage = await retained(async () => await list(PAGE));
+			const allPages = await retained(async () => await list());
+			const onePageParsed = await retained(async () => parse(texts.slice(0, 1)));
+			const allParsed = await retained(async () => parse(texts));
+			expect(onePage.kept).toHaveLength(PAGE);
+			items = allPages.kept;
+			parsed = allParsed.kept;
+			perItem = Math.min(perItem, (allPages.bytes - onePage.bytes) / (RECORDS - PAGE));
+			perRecord = Math.min(perRecord, (allParsed.bytes - onePageParsed.bytes) / (RECORDS - PAGE));
+		}
 		expect(items).toHaveLength(RECORDS);
-		const perItem = (allPages.bytes - onePage.bytes) / (RECORDS - PAGE);
-		const perRecord = (allParsed.bytes - onePageParsed.bytes) / (RECORDS - PAGE);
 		// the figures, should this fail
 		const figures = `per item ${perItem.toFixed(0)} B, per parsed record ${perRecord.toFixed(0)} B`;
 		expect({ figures, within: perItem <= perRecord + ITEM_ALLOWANCE_BYTES }).toEqual({
@@ -94,6 +102,6 @@ describe("Get Many's output in memory", () => {
 			within: true,
 		});
 		// and the items are the records, whole
-		expect(items.map((item) => item.json)).toEqual(allParsed.kept);
+		expect(items.map((item) => item.json)).toEqual(parsed);
 	});
 });
