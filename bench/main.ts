@@ -1,10 +1,12 @@
 /**
  * `npm run bench [-- --quick] [-- --cpu-prof]`: the package against what a user would otherwise
- * use (issue 8). Prints the results as markdown and writes them to bench/results.md (`--quick`, a
- * tenth of the size, writes bench/.runs/results-quick.md instead, so it never replaces the full
- * figures). The last line of stdout is the list-all ratio. Benchmarks never fail for being slow;
- * they fail when a side computes a wrong answer or the harness breaks. n8n's log and the hook's
- * records of each run stay in bench/.runs/<full|quick>/.
+ * use (issues 8 and 26). Prints the results as markdown and writes them to bench/results.md
+ * (`--quick`, a tenth of the size, writes bench/.runs/results-quick.md instead, so it never
+ * replaces the full figures). The last lines of stdout are the key ratios. Benchmarks never fail
+ * for being slow; they fail when a side computes a wrong answer or the harness breaks. n8n's log
+ * and the hook's records of each run stay in bench/.runs/<full|quick>/.
+ * `-- --only list-all,heap,queue,queue-variants` runs those sections alone, for working on one
+ * figure (bench/.runs/results-only.md; results.md untouched).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -17,12 +19,18 @@ import { THREE_CONDITIONS, threeConditionText } from './filters';
 import { filterFigures, sandboxFigures } from './inProcess';
 import { N8nBench, type RunResult } from './n8nBench';
 import { millionFigures } from './million';
-import { queueFigures } from './queue';
+import { heapFigures } from './heap';
+import { queueFigures, queueRatio, queueVariantFigures } from './queue';
 import { SandboxProcess } from './sandboxProcess';
 import { floorFigures } from './floor';
 import { summarizeProfile } from './profile';
 import {
+	comparisonRows,
+	heapSection,
 	keyFigures,
+	loadLine,
+	queueSection,
+	queueVariantSection,
 	renderMillion,
 	renderResults,
 	type Comparison,
@@ -30,7 +38,7 @@ import {
 	type Machine,
 	type Results,
 } from './report';
-import { mb, ms, ratio } from './stats';
+import { mb, ms, pairRatio, ratio } from './stats';
 import { triggerCost } from './trigger';
 import { assetList, assetUpsert, httpList, httpUpsert } from './workflows';
 
@@ -38,6 +46,11 @@ import { assetList, assetUpsert, httpList, httpUpsert } from './workflows';
 const REMOTE = { latencyMs: 40, bandwidthMbit: 100 };
 
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+/** The 1-minute load average every 10 s while the bench runs (the machine is shared). */
+const load: number[] = [];
+const loadSampler = setInterval(() => load.push(os.loadavg()[0]), 10_000);
+loadSampler.unref();
 
 function machine(): Machine {
 	const cpus = os.cpus();
@@ -50,6 +63,7 @@ function machine(): Machine {
 		node: process.version,
 		n8n: (JSON.parse(readFileSync(n8nPackage, 'utf8')) as { version: string }).version,
 		date: new Date().toISOString().slice(0, 10),
+		load: [...load],
 	};
 }
 
@@ -129,9 +143,11 @@ async function main() {
 			million: { type: 'boolean', default: false },
 			// with --million: another size, to see that n8n's peak memory does not grow with it
 			records: { type: 'string', default: '1000000' },
+			only: { type: 'string' },
 		},
 	});
 	if (values.million) return await millionOnly(Number(values.records));
+	if (values.only) return await sectionsOnly(values.only.split(','), values.quick);
 	const quick = values.quick;
 	const started = performance.now();
 	const scale = quick ? 10 : 1;
@@ -261,10 +277,22 @@ async function main() {
 	progress('the floor: a plain fetch loop over the same pages');
 	const floor = await floorFigures(sandbox, quick ? 3 : 5);
 
-	progress('queue mode: the same workflows run by workers');
-	const queue = await queueFigures(sandbox, { items: upsertItems(sandbox, upserts) }, 3).finally(
-		() => sandbox.close(),
-	);
+	progress('queue mode: the same workflows of both sides run by workers');
+	const { figures: queue, variants: queueVariants } = await queueFigures(
+		sandbox,
+		{ items: upsertItems(sandbox, upserts) },
+		QUEUE_PAIRS,
+		workDir,
+		progress,
+	)
+		.then(async (figures) => ({
+			figures,
+			variants: await queueVariantFigures(sandbox, QUEUE_PAIRS, workDir, progress),
+		}))
+		.finally(() => sandbox.close());
+
+	progress('heap snapshots of a list-all per side');
+	const heap = await heapFigures(records / 10, workDir, progress);
 
 	progress('trigger cost');
 	const polls = await triggerCost([records / 10, records], changes, records * 10);
@@ -285,6 +313,8 @@ async function main() {
 		comparisons,
 		polls,
 		queue,
+		queueVariants,
+		heap,
 		filter,
 		sandbox: sandboxResults,
 		million,
@@ -297,6 +327,8 @@ async function main() {
 	const figures = keyFigures(results);
 	const markdown = renderResults(results, previous);
 	const finalLines = [
+		`list-all heap ratio (asset node / HTTP Request node): ${ratio(figures.listAllHeapRatio)}`,
+		`queue list-all ratio (asset node / HTTP Request node, on a worker): ${ratio(figures.queueListAllRatio)}`,
 		`remote list-all ratio (asset node / HTTP Request node): ${ratio(figures.remoteListAllRatio)}`,
 		`list-all CPU ratio (asset node / HTTP Request node): ${ratio(figures.listAllCpuRatio)}`,
 		`list-all ratio (asset node / HTTP Request node): ${ratio(figures.listAllRatio)}`,
@@ -308,6 +340,113 @@ async function main() {
 	if (!quick) writeFileSync(jsonFile, `${JSON.stringify(figures, null, '\t')}\n`);
 	progress(`written to ${path.relative(repoRoot, file)}`);
 	process.stdout.write(`${markdown}\n${finalLines}\n`);
+}
+
+/** Pairs of queue-mode runs per workflow (each list-all on a worker takes tens of seconds). */
+const QUEUE_PAIRS = 3;
+
+/**
+ * `--only list-all,heap,queue`: those sections alone, at the full size (or `--quick`'s), written
+ * to bench/.runs/results-only.md with their final lines; results.md and results.json untouched.
+ */
+async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
+	const known = ['list-all', 'heap', 'queue', 'queue-variants'];
+	const unknown = sections.filter((section) => !known.includes(section));
+	if (unknown.length)
+		throw new Error(`--only: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
+	const records = quick ? 10_000 : 100_000;
+	const workDir = path.join(repoRoot, 'bench', '.runs', 'only');
+	rmSync(workDir, { recursive: true, force: true });
+	mkdirSync(workDir, { recursive: true });
+	const lines: string[] = [];
+	const finalLines: string[] = [];
+	const comparisons: Comparison[] = [];
+	const needsSandbox = sections.some((section) => section !== 'heap');
+	if (needsSandbox) progress(`seeding the sandbox with ${records} assets`);
+	const sandbox = needsSandbox ? await createSandbox({ records, seed: 1 }) : undefined;
+	try {
+		if (sandbox && sections.includes('list-all')) {
+			const bench = await N8nBench.start(sandbox, workDir);
+			try {
+				const urls: [string, string] = [
+					await bench.deploy(assetList('list-asset', bench.credential)),
+					await bench.deploy(httpList('list-http', bench.credential, sandbox.url)),
+				];
+				comparisons.push({
+					...(await compare(
+						bench,
+						['list-all', `List all ${records.toLocaleString('en-US')} assets`],
+						urls,
+						quick ? 5 : 11,
+						expectCount('list all', records),
+					)),
+					aNodes: ['Asset node'],
+					bNodes: ['HTTP Request', 'Split Out'],
+				});
+			} finally {
+				await bench.stop();
+			}
+			const [listAll] = comparisons;
+			lines.push(
+				'| Scenario | Metric | A: Asset node | B: HTTP Request node | A / B |',
+				'| --- | --- | --: | --: | --: |',
+				...comparisonRows(listAll),
+				'',
+			);
+			const pick = (runs: RunResult[], value: (run: RunResult) => number) => runs.map(value);
+			finalLines.push(
+				`list-all heap ratio (asset node / HTTP Request node): ${ratio(
+					pairRatio(
+						pick(listAll.a, (run) => run.heapAtEndBytes),
+						pick(listAll.b, (run) => run.heapAtEndBytes),
+					),
+				)}`,
+				`list-all ratio (asset node / HTTP Request node): ${ratio(
+					pairRatio(
+						pick(listAll.a, (run) => run.executionMs),
+						pick(listAll.b, (run) => run.executionMs),
+					),
+				)}`,
+			);
+		}
+		if (sections.includes('heap')) {
+			lines.push(...heapSection({ heap: await heapFigures(records / 10, workDir, progress) }));
+		}
+		if (sandbox && sections.includes('queue')) {
+			const queue = await queueFigures(
+				sandbox,
+				{ items: upsertItems(sandbox, quick ? 100 : 1000) },
+				QUEUE_PAIRS,
+				workDir,
+				progress,
+			);
+			lines.push(...queueSection({ queue, comparisons }));
+			finalLines.push(
+				`queue list-all ratio (asset node / HTTP Request node, on a worker): ${ratio(queueRatio(queue.listAll))}`,
+			);
+		}
+		if (sandbox && sections.includes('queue-variants')) {
+			lines.push(
+				...queueVariantSection(
+					await queueVariantFigures(sandbox, QUEUE_PAIRS - 1, workDir, progress),
+				),
+			);
+		}
+	} finally {
+		await sandbox?.close();
+	}
+	const markdown = [
+		`# Bench sections: ${sections.join(', ')}`,
+		'',
+		loadLine(machine()),
+		'',
+		...lines,
+	].join('\n');
+	writeFileSync(
+		path.join(workDir, '..', 'results-only.md'),
+		`${markdown}\n${finalLines.join('\n')}\n`,
+	);
+	process.stdout.write(`${markdown}\n${finalLines.join('\n')}\n`);
 }
 
 /** `npm run bench -- --million`: the million-record section and the trigger's cost at that size. */

@@ -32,6 +32,8 @@ export interface RunResult {
 	startRssBytes: number;
 	/** V8 heap in use when the execution finished (n8n's own ~200 MB included). */
 	heapAtEndBytes: number;
+	/** The same after a full garbage collection: what the execution keeps alive. */
+	liveHeapAtEndBytes: number;
 	/** Time n8n spent in garbage collection during the run. */
 	gcMs: number;
 	/** CPU time (user + system, all threads) the n8n process used during the run. */
@@ -85,6 +87,7 @@ export class N8nBench {
 				EXTERNAL_HOOK_FILES: hooks,
 				STOCKROOM_BENCH_LOG: logFile,
 				EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none',
+				STOCKROOM_BENCH_LIVE_HEAP: '1',
 				...(profileDir ? { STOCKROOM_BENCH_PROFILE_DIR: profileDir } : {}),
 			},
 		});
@@ -196,6 +199,7 @@ export class N8nBench {
 			peakRssBytes,
 			startRssBytes,
 			heapAtEndBytes: record.heapUsed,
+			liveHeapAtEndBytes: record.liveHeapUsed ?? Number.NaN,
 			gcMs: record.gcMs,
 			n8nCpuMs,
 			sandboxCpuMs: (sandboxCpu.user + sandboxCpu.system) / 1000,
@@ -218,6 +222,21 @@ export class N8nBench {
 		await this.run(webhookUrl, body, label);
 		await this.collectGarbage(); // writes the profile
 		return path.join(this.profileDir ?? path.dirname(this.logFile), `${label}.cpuprofile`);
+	}
+
+	/**
+	 * Runs a deployed workflow once and writes a heap snapshot of n8n at its end, while the
+	 * execution's items are still referenced; returns the run and the snapshot's file.
+	 */
+	async snapshot(
+		webhookUrl: string,
+		file: string,
+		body?: unknown,
+	): Promise<{ run: RunResult; file: string }> {
+		writeFileSync(`${this.logFile}.snapshot-next`, file);
+		const run = await this.run(webhookUrl, body, path.basename(file));
+		if (!existsSync(file)) throw new HarnessError(`n8n wrote no heap snapshot to ${file}`);
+		return { run, file };
 	}
 
 	/** A credential for another sandbox (e.g. one behind a network profile). */

@@ -5,13 +5,15 @@
  * node's startTime and executionTime), and appended as one JSON line to STOCKROOM_BENCH_LOG.
  * SIGUSR2 marks the start of the next run: a full garbage collection, so each run starts from a
  * clean heap. The run after it is CPU-profiled when the bench asks (a file `<log>.profile-next`)
- * or, with STOCKROOM_BENCH_PROFILE_DIR, every run is; the next SIGUSR2 writes the profile.
+ * or, with STOCKROOM_BENCH_PROFILE_DIR, every run is; the next SIGUSR2 writes the profile. When
+ * the bench asks for it (a file `<log>.snapshot-next`, naming the snapshot's path), the run's end
+ * writes a heap snapshot of n8n while the execution's items are still referenced.
  */
-import { appendFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import path from 'node:path';
 import { performance, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
+import { setFlagsFromString, writeHeapSnapshot } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 interface TaskData {
@@ -39,6 +41,13 @@ export interface HookRecord {
 	error?: string;
 	/** V8 heap in use when the execution finished, with all its items still referenced. */
 	heapUsed: number;
+	/**
+	 * The same after a full garbage collection: what the execution keeps alive (with
+	 * STOCKROOM_BENCH_LIVE_HEAP=1; the collection delays what follows the run, e.g. in a worker).
+	 */
+	liveHeapUsed?: number;
+	/** The heap snapshot written at the end of this run, when the bench asked for one. */
+	snapshot?: string;
 	/** Time spent in garbage collection since the run started. */
 	gcMs: number;
 	nodes: Record<string, { startTime: number; executionTime: number; items: number }>;
@@ -55,6 +64,7 @@ export interface GcRecord {
 
 const logFile = process.env.STOCKROOM_BENCH_LOG;
 const profileDir = process.env.STOCKROOM_BENCH_PROFILE_DIR;
+const liveHeap = process.env.STOCKROOM_BENCH_LIVE_HEAP === '1';
 const append = (line: object) => {
 	if (logFile) appendFileSync(logFile, `${JSON.stringify(line)}\n`);
 };
@@ -65,14 +75,17 @@ const gc = runInNewContext('gc') as () => void;
 
 const session = new Session();
 session.connect();
-const post = (method: string) =>
+const post = (method: string, params?: object) =>
 	new Promise<unknown>((resolve, reject) =>
-		session.post(method, (error, result) => (error ? reject(error) : resolve(result))),
+		session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
 	);
 let profiles = 0;
 let profiling = false;
 /** Profile the next run only. */
 const profileRequest = logFile && `${logFile}.profile-next`;
+/** Snapshot the heap at the end of the next run only; the file holds the snapshot's path. */
+const snapshotRequest = logFile && `${logFile}.snapshot-next`;
+let snapshotPath: string | undefined;
 
 let gcMs = 0;
 let runStart = 0;
@@ -96,6 +109,19 @@ async function nextRun(): Promise<void> {
 	gcMs = 0;
 	const requested = profileRequest !== undefined && existsSync(profileRequest);
 	if (requested) rmSync(profileRequest);
+	snapshotPath = undefined;
+	if (snapshotRequest !== undefined && existsSync(snapshotRequest)) {
+		snapshotPath = readFileSync(snapshotRequest, 'utf8');
+		rmSync(snapshotRequest);
+		// what the run allocates that outlives the young generation, garbage or not (a snapshot
+		// only shows what is still alive)
+		await post('HeapProfiler.enable');
+		await post('HeapProfiler.startSampling', {
+			samplingInterval: 16384,
+			includeObjectsCollectedByMajorGC: true,
+			includeObjectsCollectedByMinorGC: false,
+		});
+	}
 	if (profileDir !== undefined || requested) {
 		await post('Profiler.enable');
 		await post('Profiler.start');
@@ -115,6 +141,17 @@ append({ hooksLoaded: process.pid });
 
 async function postExecute(run: FullRunData, workflowData: { id: string }, executionId: string) {
 	addGc(gcObserver.takeRecords()); // entries not yet delivered to the observer's callback
+	const runGcMs = gcMs;
+	const { heapUsed } = process.memoryUsage();
+	if (snapshotPath) {
+		const { profile } = (await post('HeapProfiler.stopSampling')) as { profile: unknown };
+		writeFileSync(`${snapshotPath}.heapprofile`, JSON.stringify(profile));
+	}
+	// what survives a full collection is what the execution keeps alive: `run` holds every item
+	// until the node summary below has read it
+	if (liveHeap) gc();
+	const liveHeapUsed = liveHeap ? process.memoryUsage().heapUsed : undefined;
+	const snapshot = snapshotPath && writeHeapSnapshot(snapshotPath);
 	const nodes: HookRecord['nodes'] = {};
 	for (const [name, tasks] of Object.entries(run.data.resultData.runData)) {
 		const [task] = tasks;
@@ -132,8 +169,10 @@ async function postExecute(run: FullRunData, workflowData: { id: string }, execu
 		startedAt: new Date(run.startedAt).toISOString(),
 		stoppedAt: run.stoppedAt && new Date(run.stoppedAt).toISOString(),
 		error: run.data.resultData.error?.message,
-		heapUsed: process.memoryUsage().heapUsed,
-		gcMs,
+		heapUsed,
+		liveHeapUsed,
+		...(snapshot ? { snapshot } : {}),
+		gcMs: runGcMs,
 		nodes,
 	};
 	append(record);

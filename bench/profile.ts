@@ -20,7 +20,7 @@ export interface ProfileSummary {
 }
 
 /** Which part of the stack a frame belongs to, from its script's URL. */
-function partOf(url: string, functionName: string): string | undefined {
+export function partOf(url: string, functionName: string): string | undefined {
 	// the profiler's own calls from the bench hook are not n8n's time
 	if (url === 'node:inspector') return undefined;
 	if (!url) {

@@ -4,7 +4,13 @@ import type { ProfileSummary } from './profile';
 import type { RunResult } from './n8nBench';
 import { count, mb, median, ms, pairRatio, ratio } from './stats';
 import { HEAP_CAP_MB, type MillionFigures } from './million';
-import type { QueueFigures } from './queue';
+import type { HeapFigures } from './heap';
+import {
+	queueRatio,
+	type QueueComparison,
+	type QueueFigures,
+	type QueueVariantFigures,
+} from './queue';
 import type { PollFigures } from './trigger';
 
 export interface Machine {
@@ -15,6 +21,8 @@ export interface Machine {
 	node: string;
 	n8n: string;
 	date: string;
+	/** The 1-minute load average, sampled every 10 s during the run (other work shares the cores). */
+	load: number[];
 }
 
 /** One side-by-side scenario: runs alternate A B A B, after one warm-up pair. */
@@ -45,9 +53,21 @@ export interface Results {
 	comparisons: Comparison[];
 	polls: PollFigures[];
 	queue: QueueFigures;
+	queueVariants: QueueVariantFigures;
+	heap: HeapFigures;
 	filter: FilterFigures;
 	sandbox: SandboxFigures;
 	million: MillionFigures;
+}
+
+/** How busy the shared machine was while the bench ran. */
+export function loadLine({ load, cores }: Pick<Machine, 'load' | 'cores'>): string {
+	if (!load.length) return '';
+	return (
+		`The machine's 1-minute load average during the run (sampled every 10 s, ${cores} cores):` +
+		` median ${median(load).toFixed(1)}, ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)}` +
+		' (other sessions ran tests meanwhile; above the core count, runs wait for a core).'
+	);
 }
 
 const row = (...cells: string[]) => `| ${cells.join(' | ')} |`;
@@ -60,7 +80,7 @@ function agreed(runs: RunResult[], pick: (run: RunResult) => number): string {
 	return low === high ? count(low) : `${count(low)}–${count(high)}`;
 }
 
-function comparisonRows({ title, a, b, aNodes, bNodes }: Comparison): string[] {
+export function comparisonRows({ title, a, b, aNodes, bNodes }: Comparison): string[] {
 	const nodeTime = (nodes: string[]) => (run: RunResult) =>
 		nodes.reduce((total, node) => total + (run.nodeMs[node] ?? 0), 0);
 	const time = (label: string, pickA: (run: RunResult) => number, pickB = pickA, first = false) => {
@@ -77,6 +97,14 @@ function comparisonRows({ title, a, b, aNodes, bNodes }: Comparison): string[] {
 	};
 	const both = (label: string, show: (runs: RunResult[]) => string) =>
 		row('', label, show(a), show(b), '');
+	const heap = (label: string, pick: (run: RunResult) => number) =>
+		row(
+			'',
+			label,
+			mb(median(a.map(pick))),
+			mb(median(b.map(pick))),
+			ratio(pairRatio(a.map(pick), b.map(pick))),
+		);
 	const limits = (runs: RunResult[]) =>
 		[...new Set(runs.flatMap((run) => run.pageLimits))].join(', ') || '–';
 	const peak = (runs: RunResult[]) => median(runs.map((run) => run.peakRssBytes));
@@ -103,8 +131,10 @@ function comparisonRows({ title, a, b, aNodes, bNodes }: Comparison): string[] {
 		time('CPU time of the n8n process (all threads)', (run) => run.n8nCpuMs),
 		time('garbage collection in n8n during the run', (run) => run.gcMs),
 		time('CPU time of the sandbox (bench process)', (run) => run.sandboxCpuMs),
-		both('V8 heap in use at the end of the execution, median', (runs) =>
-			mb(median(runs.map((run) => run.heapAtEndBytes))),
+		heap('V8 heap in use at the end of the execution, median', (run) => run.heapAtEndBytes),
+		heap(
+			'the same after a full collection (what the run keeps alive), median',
+			(run) => run.liveHeapAtEndBytes,
 		),
 		row(
 			'',
@@ -139,6 +169,11 @@ export interface KeyFigures {
 	upsertsAsset: number;
 	upsertsRatio: number;
 	floorMs: number;
+	/** V8 heap in use at the end of list-all, Asset / HTTP (median of per-pair ratios). */
+	listAllHeapRatio: number;
+	listAllPeakRssRatio: number;
+	/** List-all run by a worker in queue mode, wall time, Asset / HTTP. */
+	queueListAllRatio: number;
 }
 
 export function keyFigures(results: Results): KeyFigures {
@@ -162,6 +197,15 @@ export function keyFigures(results: Results): KeyFigures {
 		upsertsAsset: execution(upserts.a),
 		upsertsRatio: executionRatio(upserts),
 		floorMs: results.floor.fetchLoopMs,
+		listAllHeapRatio: pairRatio(
+			listAll.a.map((run) => run.heapAtEndBytes),
+			listAll.b.map((run) => run.heapAtEndBytes),
+		),
+		listAllPeakRssRatio: pairRatio(
+			listAll.a.map((run) => run.peakRssBytes),
+			listAll.b.map((run) => run.peakRssBytes),
+		),
+		queueListAllRatio: queueRatio(results.queue.listAll),
 	};
 }
 
@@ -177,6 +221,9 @@ const KEY_FIGURE_ROWS: Array<[keyof KeyFigures, string, (value: number) => strin
 	['upsertsAsset', 'Upserts: Asset node execution', ms],
 	['upsertsRatio', 'Upserts: Asset / HTTP', ratio],
 	['floorMs', 'Floor: a plain fetch loop over every page', ms],
+	['listAllHeapRatio', 'List all: V8 heap at the end, Asset / HTTP', ratio],
+	['listAllPeakRssRatio', 'List all: peak RSS, Asset / HTTP', ratio],
+	['queueListAllRatio', 'List all on a queue-mode worker: Asset / HTTP', ratio],
 ];
 
 /** This run's key figures beside the previous full run's (bench/results.json). */
@@ -258,38 +305,203 @@ function profileSection(results: Results): string[] {
 	return lines;
 }
 
-/** The same Asset node workflows run by a worker of n8n in queue mode, against one process. */
-function queueSection(results: Results): string[] {
-	const single = (matches: (title: string) => boolean) =>
-		median(results.comparisons.find(({ title }) => matches(title))!.a.map((run) => run.wallMs));
-	const rows = [
-		['List all', results.queue.listAll, single((title) => title.startsWith('List all'))],
-		['Upserts', results.queue.upserts, single((title) => title.includes('upserts'))],
-	] as const;
-	return [
-		'## Queue mode: the Asset node workflows run by a worker',
+/** The list-all and upsert comparisons run by the workers of n8n in queue mode. */
+export function queueSection(results: Pick<Results, 'queue' | 'comparisons'>): string[] {
+	const { queue } = results;
+	const single = (key: string) => {
+		const found = results.comparisons.find((candidate) => candidate.key === key);
+		return found ? ms(median(found.a.map((run) => run.wallMs))) : '–';
+	};
+	const spread = (values: number[]) =>
+		`${ms(median(values))} (${ms(Math.min(...values))}–${ms(Math.max(...values))})`;
+	const rows = (title: string, comparison: QueueComparison, key: string) => [
+		row(
+			`**${title}**`,
+			'wall time of the webhook call',
+			spread(comparison.a.map((run) => run.wallMs)),
+			spread(comparison.b.map((run) => run.wallMs)),
+			`**${ratio(queueRatio(comparison))}**`,
+		),
+		row(
+			'',
+			'execution on the worker (startedAt → stoppedAt)',
+			spread(comparison.a.map((run) => run.executionMs)),
+			spread(comparison.b.map((run) => run.executionMs)),
+			ratio(
+				pairRatio(
+					comparison.a.map((run) => run.executionMs),
+					comparison.b.map((run) => run.executionMs),
+				),
+			),
+		),
+		row('', 'Asset node, one process (wall, from above)', single(key), '', ''),
+		row(
+			'',
+			'workers used',
+			[...new Set(comparison.a.map((run) => run.worker))].sort().join(', '),
+			[...new Set(comparison.b.map((run) => run.worker))].sort().join(', '),
+			'',
+		),
+	];
+	const lines = [
+		'## Queue mode: the same workflows run by a worker',
 		'',
 		paragraph(
 			'n8n in queue mode (`EXECUTIONS_MODE=queue`, Redis and Postgres on loopback, one main and',
-			'two `n8n worker` processes; executions not saved, as above): the list-all and',
-			"upsert workflows above, called through main's production webhook; main hands each run to",
-			`a worker and answers when it is done. One warm-up, then ${results.queue.listAll.length}`,
-			'runs each; wall time from the webhook call to the answer (median, min–max), against the',
-			'single-process wall time of the same workflow above.',
+			'two `n8n worker` processes; executions not saved, as above): the list-all and upsert',
+			"workflows of both sides, called through main's production webhook; main hands each run to",
+			'a worker and answers when it is done. One warm-up pair, then',
+			`${queue.listAll.a.length} pairs each, A B A B; A / B is the median of the per-pair ratios.`,
 		),
 		'',
-		row('Workflow', 'Queue mode (worker)', 'Single process', 'Queue / single', 'Workers used'),
-		row('---', '--:', '--:', '--:', '---'),
-		...rows.map(([title, runs, singleMs]) => {
-			const walls = runs.map((run) => run.wallMs);
-			return row(
-				title,
-				`${ms(median(walls))} (${ms(Math.min(...walls))}–${ms(Math.max(...walls))})`,
-				ms(singleMs),
-				ratio(median(walls) / singleMs),
-				[...new Set(runs.map((run) => run.worker))].sort().join(', '),
-			);
-		}),
+		row('Workflow', 'Metric', 'A: Asset node', 'B: HTTP Request node', 'A / B'),
+		row('---', '---', '--:', '--:', '--:'),
+		...rows('List all', queue.listAll, 'list-all'),
+		...rows('Upserts', queue.upserts, 'upserts'),
+		'',
+	];
+	if (queue.profiles.length) {
+		lines.push(
+			paragraph(
+				'Where the time goes: CPU profiles of main and of the worker that ran one more list-all',
+				'of each side (self time by part of the stack; idle left out).',
+			),
+			'',
+			row('Side', 'Process', 'Profiled', 'Busiest parts (self time)'),
+			row('---', '---', '--:', '---'),
+			...queue.profiles.map((profile) =>
+				row(
+					profile.side,
+					profile.process,
+					ms(profile.totalMs),
+					profile.parts
+						.filter(({ part }) => !part.startsWith('idle'))
+						.slice(0, 5)
+						.map(({ part, ms: partMs }) => `${part} ${ms(partMs)}`)
+						.join('; '),
+				),
+			),
+			'',
+			row('Side', 'Process', 'Busiest functions (self time)'),
+			row('---', '---', '---'),
+			...queue.profiles.map((profile) =>
+				row(
+					profile.side,
+					profile.process,
+					profile.functions
+						.filter(({ part }) => !part.startsWith('idle'))
+						.slice(0, 6)
+						.map(({ name, ms: fnMs }) => `\`${name.replace(/\|/g, '\\|')}\` ${ms(fnMs)}`)
+						.join('; '),
+				),
+			),
+			'',
+		);
+	}
+	return lines;
+}
+
+/** Big lists on a worker the ways README suggests, against list-all as it is. */
+export function queueVariantSection(
+	variants: QueueVariantFigures,
+	listAll?: QueueComparison,
+): string[] {
+	const spread = (values: number[]) =>
+		`${ms(median(values))} (${ms(Math.min(...values))}–${ms(Math.max(...values))})`;
+	const [loop] = variants.pageLoop;
+	return [
+		'### Big lists on a worker: what helps',
+		'',
+		paragraph(
+			'The same sandbox and queue setup (another main and two workers, executions not saved unless',
+			`manual): ${variants.simplified.length} runs each after a warm-up, wall time from the call to`,
+			'the answer (or, for the example, to the stored end of the execution).',
+		),
+		'',
+		row('Workflow', 'Wall time, median (min–max)', 'Items in the run'),
+		row('---', '--:', '---'),
+		...(listAll
+			? [
+					row(
+						'Get Many, Return All (list-all above, A)',
+						spread(listAll.a.map((run) => run.wallMs)),
+						'one per asset',
+					),
+				]
+			: []),
+		row(
+			'Get Many, Return All, Simplify',
+			spread(variants.simplified.map((run) => run.wallMs)),
+			'one per asset, main fields only',
+		),
+		row(
+			'Example *a million assets, one page per run*, from the editor',
+			spread(variants.pageLoop.map((run) => run.wallMs)),
+			loop
+				? `${count(loop.rounds)} sub-workflow runs, ${count(loop.total)} assets (all but retired); the parent keeps the cursor and totals`
+				: '',
+		),
+		'',
+	];
+}
+
+/** Where the heap goes at the end of a list-all, from heap snapshots and allocation sampling. */
+export function heapSection({ heap }: Pick<Results, 'heap'>): string[] {
+	const { a, b } = heap;
+	const size = (entry: { selfBytes: number; count: number }) =>
+		`${mb(entry.selfBytes)} (${count(entry.count)})`;
+	return [
+		`## Where the heap goes: a list-all of ${count(heap.records)} assets, per side`,
+		'',
+		paragraph(
+			'One run of each side (after a warm-up pair) ends with a heap snapshot of n8n taken by the',
+			"bench's hook while the execution's items are still referenced (a smaller list than above: a",
+			"snapshot of n8n holding 100,000 records is gigabytes to write and read), and with V8's",
+			'sampling heap profiler on during the run, keeping what outlived the young generation',
+			'whether it was collected later or not: what a run leaves for full collections.',
+		),
+		'',
+		row('', 'A: Asset node', 'B: HTTP Request node'),
+		row('---', '--:', '--:'),
+		row('V8 heap in use at the end', mb(a.run.heapAtEndBytes), mb(b.run.heapAtEndBytes)),
+		row('after a full collection', mb(a.run.liveHeapAtEndBytes), mb(b.run.liveHeapAtEndBytes)),
+		row('heap snapshot: everything alive', mb(a.summary.totalBytes), mb(b.summary.totalBytes)),
+		row(
+			'allocated during the run, outliving the young generation',
+			mb(a.allocations.totalBytes),
+			mb(b.allocations.totalBytes),
+		),
+		'',
+		'Alive at the end (snapshot), by constructor, largest differences first; self size (count):',
+		'',
+		row('Constructor', 'A', 'B', 'Main retainers in A (constructor .edge)'),
+		row('---', '--:', '--:', '---'),
+		...heap.differences.map((entry) =>
+			row(
+				`\`${entry.name}\``,
+				size(entry.a),
+				size(entry.b),
+				(a.summary.retainers[entry.name] ?? [])
+					.slice(0, 3)
+					.map((retainer) => `${retainer.name} ${mb(retainer.selfBytes)}`)
+					.join('; '),
+			),
+		),
+		'',
+		'Allocated during the run and outliving the young generation, by function:',
+		'',
+		row('Side', 'Function', 'Part', 'Bytes'),
+		row('---', '---', '---', '--:'),
+		...(
+			[
+				['A', a],
+				['B', b],
+			] as const
+		).flatMap(([side, { allocations }]) =>
+			allocations.functions
+				.slice(0, 6)
+				.map(({ name, part, bytes }) => row(side, `\`${name}\``, part, mb(bytes))),
+		),
 		'',
 	];
 }
@@ -407,6 +619,7 @@ export function renderResults(results: Results, previous?: KeyFigures): string {
 			`\`npm run bench\`${scale}, ${machine.date}: ${machine.cpu}, ${machine.cores} cores,`,
 			`${mb(machine.memoryBytes)} RAM, ${machine.os}; Node ${machine.node}, n8n ${machine.n8n}.`,
 			`Whole run ${ms(results.durationMs)}.`,
+			loadLine(machine),
 		),
 		'',
 		paragraph(
@@ -451,7 +664,9 @@ export function renderResults(results: Results, previous?: KeyFigures): string {
 		...floorSection(results),
 		...profileSection(results),
 		...previousSection(keyFigures(results), previous),
+		...heapSection(results),
 		...queueSection(results),
+		...queueVariantSection(results.queueVariants, results.queue.listAll),
 		...millionSection(results),
 		'## Trigger cost per poll (n8n-core PollContext, in-process)',
 		'',

@@ -79,6 +79,14 @@ export interface BuilderFilter {
 	conditions: Array<Record<string, unknown>>;
 }
 
+/** Asset node, Get Many, Return All with Simplify (the main fields of each asset only). */
+export function assetListSimplified(path: string, credential: CredentialRef) {
+	return chain(path, credential, [
+		assetNode({ operation: 'getAll', returnAll: true, simplify: true }),
+		count,
+	]);
+}
+
 /** Asset node, Get Many, Return All (page size 1000, the default), optionally filtered. */
 export function assetList(path: string, credential: CredentialRef, filter?: BuilderFilter) {
 	const filterParameters = filter

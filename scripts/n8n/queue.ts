@@ -143,6 +143,8 @@ export function readQueueExecutions(
 
 export interface N8nWorker {
 	readonly name: string;
+	/** The worker's n8n process (unshare and bash exec it in place). */
+	readonly pid: number;
 	/** Executions this worker has started, by the id n8n logged. */
 	startedExecutions(): string[];
 	output(): string;
@@ -200,6 +202,7 @@ export async function startWorker(
 	const pattern = /Worker started execution (\d+)/g;
 	return {
 		name,
+		pid: child.pid as number,
 		startedExecutions() {
 			started.length = 0;
 			for (const match of output.matchAll(pattern)) started.push(match[1]);

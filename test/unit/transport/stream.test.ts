@@ -12,6 +12,23 @@ describe('reading a response body', () => {
 		await expect(readJson(stream)).resolves.toEqual({ name: 'ünïcødé 😀' });
 	});
 
+	test('a body is decoded once it is whole, not as it arrives (text decoded on the way outlived the young generation: issue 26)', async () => {
+		const decode = jest.spyOn(TextDecoder.prototype, 'decode');
+		try {
+			const stream = new PassThrough();
+			const reading = readText(stream);
+			const bytes = Buffer.from('{"name":"ünïcødé"}');
+			stream.write(bytes.subarray(0, 11));
+			stream.write(bytes.subarray(11));
+			await settle();
+			expect(decode).not.toHaveBeenCalled();
+			stream.end();
+			await expect(reading).resolves.toBe('{"name":"ünïcødé"}');
+		} finally {
+			decode.mockRestore();
+		}
+	});
+
 	test('a body whose connection dropped before it was read fails instead of waiting for ever', async () => {
 		// as axios hands a decompressed body over: the end of a pipeline, which takes its errors
 		const source = new PassThrough();

@@ -1,0 +1,107 @@
+import type { INodeExecutionData } from 'n8n-workflow';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { StockroomAsset } from '../../nodes/StockroomAsset/StockroomAsset.node';
+import { createSandbox, type Sandbox } from '../../sandbox/server';
+import { runNode, sandboxCredential } from '../helpers/n8n';
+
+/**
+ * What a Get Many's output keeps alive (issue 26): no more than the records themselves need. The
+ * baseline is the same pages read with a plain `fetch` and `JSON.parse`, keeping only their
+ * records; the node's items may add only n8n's item wrapper (`json`, `pairedItem`). A page's text
+ * kept alive by the values parsed from it, its bytes kept, a second copy of each record kept, or
+ * anything else kept per item shows as kilobytes per item, far above the allowance.
+ */
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+/** n8n's item ({json, pairedItem}), its pairedItem ({item}) and the output array's slot. */
+const ITEM_ALLOWANCE_BYTES = 100;
+const RECORDS = 4_000;
+const PAGE = 1_000;
+
+/** The JavaScript heap in use and the memory outside it (buffers) that it holds. */
+const used = () => {
+	const { heapUsed, external } = process.memoryUsage();
+	return heapUsed + external;
+};
+
+/** Bytes that `make`'s result keeps alive, after full collections on both sides. */
+async function retained<T>(make: () => Promise<T>): Promise<{ kept: T; bytes: number }> {
+	gc();
+	gc();
+	const before = used();
+	const kept = await make();
+	gc();
+	gc();
+	return { kept, bytes: used() - before };
+}
+
+describe("Get Many's output in memory", () => {
+	let sandbox: Sandbox;
+	beforeAll(async () => {
+		sandbox = await createSandbox({ records: RECORDS, seed: 3 });
+	});
+	afterAll(async () => {
+		await sandbox.close();
+	});
+
+	test('every record as an item holds no more than the parsed records and the item objects', async () => {
+		const node = new StockroomAsset();
+		const credential = sandboxCredential(sandbox);
+		const list = async (limit?: number) =>
+			(
+				await runNode(node, {
+					parameters: { operation: 'getAll', ...(limit ? { limit } : { returnAll: true }) },
+					credential,
+				})
+			)[0];
+		await list(); // the token, and first-use allocations of n8n-core and the node
+
+		// the baseline's pages are fetched first: only their parsing is measured
+		const texts: string[] = [];
+		for (let url: string | undefined = `${sandbox.url}/api/assets/v1?limit=1000`; url;) {
+			const response = await fetch(url, {
+				headers: { Authorization: `Bearer ${sandbox.token()}` },
+			});
+			const bytes = new Uint8Array(await response.arrayBuffer());
+			const decoder = new TextDecoder();
+			const parts: string[] = [];
+			for (let at = 0; at < bytes.length; at += 16384)
+				parts.push(decoder.decode(bytes.subarray(at, at + 16384), { stream: true }));
+			texts.push(parts.join(''));
+			url = (JSON.parse(texts[texts.length - 1]) as { next?: string }).next;
+		}
+		const parse = (pages: string[]) =>
+			pages.flatMap((text) => (JSON.parse(text) as { results: unknown[] }).results);
+		// a run keeps some state of its own until the next (n8n's and the harness's), whatever its
+		// size: what one page more costs is measured, between a run of one page and one of all.
+		// Whatever else the process allocates meanwhile (a test file before this one may still be
+		// winding down) only adds: the least of three rounds is the node's own
+		let perItem = Infinity;
+		let perRecord = Infinity;
+		let items: INodeExecutionData[] = [];
+		let parsed: unknown[] = [];
+		for (let round = 0; round < 3; round++) {
+			const onePage = await retained(async () => await list(PAGE));
+			const allPages = await retained(async () => await list());
+			const onePageParsed = await retained(async () => parse(texts.slice(0, 1)));
+			const allParsed = await retained(async () => parse(texts));
+			expect(onePage.kept).toHaveLength(PAGE);
+			items = allPages.kept;
+			parsed = allParsed.kept;
+			perItem = Math.min(perItem, (allPages.bytes - onePage.bytes) / (RECORDS - PAGE));
+			perRecord = Math.min(perRecord, (allParsed.bytes - onePageParsed.bytes) / (RECORDS - PAGE));
+		}
+		expect(items).toHaveLength(RECORDS);
+		// the figures, should this fail
+		const figures = `per item ${perItem.toFixed(0)} B, per parsed record ${perRecord.toFixed(0)} B`;
+		expect({ figures, within: perItem <= perRecord + ITEM_ALLOWANCE_BYTES }).toEqual({
+			figures,
+			within: true,
+		});
+		// and the items are the records, whole
+		expect(items.map((item) => item.json)).toEqual(parsed);
+	});
+});
