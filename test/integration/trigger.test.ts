@@ -55,6 +55,19 @@ describe('Stockroom Trigger against the sandbox', () => {
 	const contract = (index: number) => sandbox.store.contracts.all()[index];
 	const patchAsset = (index: number, body: IDataObject) =>
 		write('PATCH', `/api/assets/v1/${asset(index).id}`, body);
+	/** A backlog: every asset syncs, 10 ms apart, with a value a day old; returns their ids in order. */
+	function syncEveryAssetLate(): string[] {
+		const ids = sandbox.store.assets.all().map((record) => String(record.id));
+		for (const id of ids) {
+			now += 10;
+			sandbox.store.assets.put({
+				...sandbox.store.assets.get(id),
+				lastSyncDtm: iso(now - DAY),
+				lastModifiedDtm: iso(now),
+			});
+		}
+		return ids;
+	}
 	const putContract = (index: number, changes: IDataObject) =>
 		write('PUT', '/api/contracts/v1', { ...(contract(index) as IDataObject), ...changes });
 
@@ -409,15 +422,7 @@ describe('Stockroom Trigger against the sandbox', () => {
 	test('a backlog longer than the budget: each change once, and rewrites of pages already read are caught by the next walk', async () => {
 		const parameters = { ...assetSynced, options: { pageSize: 100 } };
 		await poll(parameters);
-		const all = sandbox.store.assets.all().map((record) => record.id);
-		for (const id of all) {
-			now += 10;
-			sandbox.store.assets.put({
-				...sandbox.store.assets.get(id),
-				lastSyncDtm: iso(now - DAY),
-				lastModifiedDtm: iso(now),
-			});
-		}
+		const all = syncEveryAssetLate();
 		const seen: unknown[] = [];
 		seen.push(...emittedIds(await poll(parameters, { budgetMs: 0 })));
 		expect(seen).toEqual(all.slice(0, 100));
@@ -450,15 +455,7 @@ describe('Stockroom Trigger against the sandbox', () => {
 		async (_, refuse) => {
 			const parameters = { ...assetSynced, options: { pageSize: 100 } };
 			await poll(parameters);
-			const all = sandbox.store.assets.all().map((record) => record.id);
-			for (const id of all) {
-				now += 10;
-				sandbox.store.assets.put({
-					...sandbox.store.assets.get(id),
-					lastSyncDtm: iso(now - DAY),
-					lastModifiedDtm: iso(now),
-				});
-			}
+			const all = syncEveryAssetLate();
 			const seen = emittedIds(await poll(parameters, { budgetMs: 0 }));
 			const walkStart = (changes().walk as IDataObject).startedAt;
 			refuse();
