@@ -4,7 +4,6 @@ import path from 'node:path';
 import type { IRunExecutionData } from 'n8n-workflow';
 
 import { queryDb } from './db';
-import { waitFor } from './net';
 import { n8nInstallDir } from './paths';
 import { summarizeRun, type WorkflowRun } from './runData';
 
@@ -114,19 +113,3 @@ export function readExecutions(dbPath: string, { workflowId, afterId, id }: Exec
 /** Whether an execution has ended, whatever its status. */
 export const isFinished = (execution: StoredExecution): boolean =>
 	!UNFINISHED.includes(execution.status);
-
-/** An execution once it has finished (whatever its status); a HarnessError after `timeoutMs`. */
-export async function waitForExecution(
-	dbPath: string,
-	id: string,
-	timeoutMs = 30_000,
-): Promise<StoredExecution> {
-	return await waitFor(
-		`execution ${id} to finish`,
-		() => {
-			const [execution] = readExecutions(dbPath, { id });
-			return execution && isFinished(execution) ? execution : undefined;
-		},
-		timeoutMs,
-	);
-}
