@@ -15,6 +15,7 @@ export interface StoredExecution extends WorkflowRun {
 }
 
 const UNFINISHED = ['new', 'running'];
+const RAN_TO_THE_END = ['success', 'error'];
 
 /** A row of n8n's execution tables, times as ISO text. */
 export interface ExecutionRow {
@@ -78,10 +79,7 @@ export function storedExecution(database: string, row: ExecutionRow): StoredExec
 			stoppedAt: row.stoppedAt ?? undefined,
 		}),
 	};
-	// n8n 1.x stores the status and the run data in two writes: a finished status may come with
-	// the data of its start for a moment, so only a run with something in it is final
-	const final = finished && (Object.keys(execution.outputs).length > 0 || execution.error);
-	if (final) finishedRuns.set(key, execution);
+	if (isFinished(execution)) finishedRuns.set(key, execution);
 	return execution;
 }
 
@@ -110,6 +108,14 @@ export function readExecutions(dbPath: string, { workflowId, afterId, id }: Exec
 	);
 }
 
-/** Whether an execution has ended, whatever its status. */
-export const isFinished = (execution: StoredExecution): boolean =>
-	!UNFINISHED.includes(execution.status);
+/**
+ * Whether an execution has ended, whatever its status, and its run data is stored. n8n 1.x
+ * stores the status and the run data in two writes: a success or an error may come with the data
+ * of its start for a moment, so only such a run with something in it is over. (A crashed or
+ * cancelled run may have nothing in it.)
+ */
+export const isFinished = (execution: StoredExecution): boolean => {
+	if (UNFINISHED.includes(execution.status)) return false;
+	if (!RAN_TO_THE_END.includes(execution.status)) return true;
+	return Object.keys(execution.outputs).length > 0 || execution.error !== undefined;
+};
