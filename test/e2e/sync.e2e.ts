@@ -102,13 +102,14 @@ describe('the Sync example in real n8n: dry run, run, run again', () => {
 		const run = await home.executeWorkflow('stockroomExSync6Shrunk');
 		expect(run.error).toBeUndefined();
 		expect(run.outputs.Plan ?? []).toEqual([]);
+		// n8n adds the fields of the item it is paired with (the first) to an error output's item
 		expect(run.outputs['Rows to fix']).toEqual([
-			{
+			expect.objectContaining({
 				error: expect.stringMatching(
 					/^Sync stopped by its guard: it would retire 4 of the 5 assets/,
 				),
 				message: expect.stringMatching(/^Nothing was written\./),
-			},
+			}),
 		]);
 		expect(writes()).toEqual([]);
 	});
