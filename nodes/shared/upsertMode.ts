@@ -185,6 +185,8 @@ export async function writeInTurn(
 	const { turn } = item;
 	if (!turn) return await write(item.existing);
 	const before: TurnResult = turn.previous ? await turn.previous : { record: item.existing };
+	// what the next item with this External ID finds: a failure unless the write succeeds
+	let result: TurnResult = { failedItem: before.failedItem ?? turn.item };
 	try {
 		if (before.failedItem !== undefined) {
 			throw new NodeOperationError(
@@ -196,10 +198,9 @@ export async function writeInTurn(
 			);
 		}
 		const record = await write(before.record);
-		turn.done({ record });
+		result = { record };
 		return record;
-	} catch (error) {
-		turn.done({ failedItem: before.failedItem ?? turn.item });
-		throw error;
+	} finally {
+		turn.done(result);
 	}
 }

@@ -222,13 +222,9 @@ function stoppedItem(error: unknown): INodeExecutionData {
 
 export async function runAll(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const continueOnFail = this.continueOnFail();
-	let planned: Planned;
-	try {
-		planned = await planRun.call(this, continueOnFail);
-	} catch (error) {
-		if (!continueOnFail) throw error;
-		return [stoppedItem(error)];
-	}
+	const planning = planRun.call(this, continueOnFail);
+	const planned = continueOnFail ? await planning.catch(stoppedItem) : await planning;
+	if ('json' in planned) return [planned];
 	const { plan, own, retry, options, scopeSize, sourceSize } = planned;
 	const dryRun = this.getNodeParameter('dryRun', 0, false) as boolean;
 	const done = dryRun ? plan : await writePlan(this, plan, { retry, continueOnFail });
