@@ -5,8 +5,8 @@
  * replaces the full figures). The last lines of stdout are the key ratios. Benchmarks never fail
  * for being slow; they fail when a side computes a wrong answer or the harness breaks. n8n's log
  * and the hook's records of each run stay in bench/.runs/<full|quick>/.
- * `-- --only list-all,heap,queue,queue-variants` runs those sections alone, for working on one
- * figure (bench/.runs/results-only.md; results.md untouched).
+ * `-- --only list-all,heap,queue,queue-variants,sync` runs those sections alone, for working on
+ * one figure (bench/.runs/results-only.md; results.md untouched).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -22,6 +22,7 @@ import { millionFigures } from './million';
 import { heapFigures } from './heap';
 import { queueFigures, queueRatio, queueVariantFigures } from './queue';
 import { SandboxProcess } from './sandboxProcess';
+import { syncFigures, syncLines, syncSection } from './sync';
 import { floorFigures } from './floor';
 import { summarizeProfile } from './profile';
 import {
@@ -299,6 +300,9 @@ async function main() {
 
 	const million = await millionFigures(records * 10, progress);
 
+	progress('sync: the Sync operation beside the hand-built workflow');
+	const sync = await syncFigures(records, syncPairs(quick), workDir, progress);
+
 	const results = {
 		quick,
 		machine: machine(),
@@ -325,13 +329,16 @@ async function main() {
 			? (JSON.parse(readFileSync(jsonFile, 'utf8')) as KeyFigures)
 			: undefined;
 	const figures = keyFigures(results);
-	const markdown = renderResults(results, previous);
+	const markdown = [renderResults(results, previous), ...syncSection(sync, results.machine)].join(
+		'\n',
+	);
 	const finalLines = [
 		`list-all heap ratio (asset node / HTTP Request node): ${ratio(figures.listAllHeapRatio)}`,
 		`queue list-all ratio (asset node / HTTP Request node, on a worker): ${ratio(figures.queueListAllRatio)}`,
 		`remote list-all ratio (asset node / HTTP Request node): ${ratio(figures.remoteListAllRatio)}`,
 		`list-all CPU ratio (asset node / HTTP Request node): ${ratio(figures.listAllCpuRatio)}`,
 		`list-all ratio (asset node / HTTP Request node): ${ratio(figures.listAllRatio)}`,
+		...syncLines(sync),
 	].join('\n');
 	const file = quick
 		? path.join(repoRoot, 'bench', '.runs', 'results-quick.md')
@@ -346,11 +353,17 @@ async function main() {
 const QUEUE_PAIRS = 3;
 
 /**
+ * Pairs of sync runs. Compare Datasets' time grows with the square of the rows: one hand-built
+ * run at 100,000 took half an hour here (2 shared cores), so the full size has one pair.
+ */
+const syncPairs = (quick: boolean) => (quick ? 3 : 1);
+
+/**
  * `--only list-all,heap,queue`: those sections alone, at the full size (or `--quick`'s), written
  * to bench/.runs/results-only.md with their final lines; results.md and results.json untouched.
  */
 async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
-	const known = ['list-all', 'heap', 'queue', 'queue-variants'];
+	const known = ['list-all', 'heap', 'queue', 'queue-variants', 'sync'];
 	const unknown = sections.filter((section) => !known.includes(section));
 	if (unknown.length)
 		throw new Error(`--only: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
@@ -361,7 +374,8 @@ async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
 	const lines: string[] = [];
 	const finalLines: string[] = [];
 	const comparisons: Comparison[] = [];
-	const needsSandbox = sections.some((section) => section !== 'heap');
+	// sync seeds a sandbox of its own: it writes
+	const needsSandbox = sections.some((section) => section !== 'heap' && section !== 'sync');
 	if (needsSandbox) progress(`seeding the sandbox with ${records} assets`);
 	const sandbox = needsSandbox ? await createSandbox({ records, seed: 1 }) : undefined;
 	try {
@@ -431,6 +445,11 @@ async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
 					await queueVariantFigures(sandbox, QUEUE_PAIRS - 1, workDir, progress),
 				),
 			);
+		}
+		if (sections.includes('sync')) {
+			const sync = await syncFigures(records, syncPairs(quick), workDir, progress);
+			lines.push(...syncSection(sync, machine()));
+			finalLines.push(...syncLines(sync));
 		}
 	} finally {
 		await sandbox?.close();

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 
 import { sandboxCredentialInput } from '../sandbox/credential';
@@ -168,15 +169,10 @@ export class N8nBench {
 		const n8nCpuBefore = cpuMs(pid);
 		const sandboxCpuBefore = process.cpuUsage();
 		const started = performance.now();
-		const response = await fetch(webhookUrl, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify(body),
-		});
-		const text = await response.text();
+		const { status, text } = await postJson(webhookUrl, body);
 		const wallMs = performance.now() - started;
-		if (!response.ok) {
-			throw new HarnessError(`${webhookUrl} answered ${response.status}: ${text.slice(0, 500)}`);
+		if (status < 200 || status >= 300) {
+			throw new HarnessError(`${webhookUrl} answered ${status}: ${text.slice(0, 500)}`);
 		}
 		const record = await this.nextLine((line): line is HookRecord => 'executionId' in line);
 		if (record.status !== 'success') {
@@ -291,6 +287,36 @@ export class N8nBench {
 			10,
 		);
 	}
+}
+
+/**
+ * POSTs JSON and waits for the answer as long as it takes: fetch gives up when an answer's headers
+ * take more than 300 s, and a run may (the hand-built sync at 100,000 assets takes minutes).
+ */
+function postJson(url: string, body: unknown): Promise<{ status: number; text: string }> {
+	const payload = JSON.stringify(body);
+	return new Promise((resolve, reject) => {
+		const request = http.request(
+			url,
+			{
+				method: 'POST',
+				headers: {
+					'content-type': 'application/json',
+					'content-length': Buffer.byteLength(payload),
+				},
+			},
+			(response) => {
+				const chunks: Buffer[] = [];
+				response.on('data', (chunk: Buffer) => chunks.push(chunk));
+				response.on('error', reject);
+				response.on('end', () =>
+					resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
+				);
+			},
+		);
+		request.on('error', reject);
+		request.end(payload);
+	});
 }
 
 async function stopN8n(home: N8nHome, server: N8nServer): Promise<void> {

@@ -4,7 +4,9 @@ import { ASSETS_PATH } from '../nodes/shared/resources';
 import {
 	buildWorkflow,
 	CREDENTIAL_TYPE,
+	locator,
 	NODE,
+	toNode,
 	type CredentialRef,
 	type NodeSpec,
 	type WorkflowJson,
@@ -159,4 +161,87 @@ export function httpUpsert(path: string, credential: CredentialRef, baseUrl: str
 		}),
 		count,
 	]);
+}
+
+/**
+ * Issue 24's sync: the webhook's body `{ items: [...] }` is the complete export of a source, and
+ * the assets are made to match it on `fields` (External ID the key), deleting what it lacks.
+ */
+export function assetSync(path: string, credential: CredentialRef, fields: string[]) {
+	return chain(path, credential, [
+		splitOut('Source rows', 'body.items'),
+		{
+			name: 'Sync',
+			type: NODE.asset,
+			typeVersion: 2,
+			parameters: {
+				operation: 'sync',
+				syncKey: 'externalId',
+				fieldsToSync: fields,
+				missingRecords: 'delete',
+				options: {},
+			},
+		},
+		count,
+	]);
+}
+
+/**
+ * The same job built by hand, as users did before the Sync operation: Get Many beside the source,
+ * n8n's Compare Datasets on External ID (Fuzzy Compare, so only the source's fields are compared,
+ * and Input A's version where they differ), Create or Update (Merge) for what is new or
+ * different, Delete by ID for what the source lacks; Merge and Count give one answer.
+ */
+export function handBuiltSync(path: string, credential: CredentialRef): WorkflowJson {
+	const specs: NodeSpec[] = [
+		webhook(path),
+		splitOut('Source rows', 'body.items'),
+		{ ...assetNode({ operation: 'getAll', returnAll: true }), name: 'Get Many', typeVersion: 2 },
+		{
+			name: 'Compare Datasets',
+			type: 'n8n-nodes-base.compareDatasets',
+			typeVersion: 2.3,
+			parameters: {
+				mergeByFields: { values: [{ field1: 'externalId', field2: 'externalId' }] },
+				resolve: 'preferInput1',
+				fuzzyCompare: true,
+				options: {},
+			},
+		},
+		{
+			...assetNode({ operation: 'upsert', mode: 'merge', inputMode: 'json', options: {} }),
+			name: 'Create or Update',
+			typeVersion: 2,
+		},
+		{
+			...assetNode({ operation: 'delete', asset: locator('id', '={{ $json.id }}'), options: {} }),
+			name: 'Delete',
+			typeVersion: 2,
+		},
+		{
+			name: 'Merge',
+			type: 'n8n-nodes-base.merge',
+			typeVersion: 3,
+			parameters: { mode: 'append' },
+		},
+		count,
+	];
+	const to = (node: string, index = 0) => [{ node, type: 'main', index }];
+	return {
+		name: `bench ${path}`,
+		nodes: specs.map((spec, i) => toNode(spec, [i * 260, 0], credential)),
+		connections: {
+			Webhook: { main: [[...to('Source rows'), ...to('Get Many')]] },
+			'Source rows': { main: [to('Compare Datasets', 0)] },
+			'Get Many': { main: [to('Compare Datasets', 1)] },
+			// outputs: In A only, Same, Different, In B only
+			'Compare Datasets': {
+				main: [to('Create or Update'), [], to('Create or Update'), to('Delete')],
+			},
+			'Create or Update': { main: [to('Merge', 0)] },
+			Delete: { main: [to('Merge', 1)] },
+			Merge: { main: [to('Count')] },
+		},
+		settings: { executionOrder: 'v1' },
+	};
 }

@@ -148,6 +148,46 @@ const PANELS: Scene[] = [
 		},
 		{ start: false },
 	),
+	// Create or Update's Map Columns: the custom fields' columns are listed from the service
+	scene('asset-create-or-update-map-columns.png', {
+		name: 'Create or update device',
+		type: NODE.asset,
+		typeVersion: 2,
+		parameters: {
+			operation: 'upsert',
+			mode: 'merge',
+			inputMode: 'map',
+			columns: {
+				mappingMode: 'defineBelow',
+				value: {
+					externalId: '={{ $json.udid }}',
+					deviceName: '={{ $json.name }}',
+					serialNumber: '={{ $json.serial }}',
+					'customFieldValues.costCenter': '={{ $json.department }}',
+					'customFieldValues.memoryGb': '={{ $json.ramGb }}',
+				},
+				matchingColumns: ['externalId'],
+				schema: [],
+			},
+		},
+	}),
+	scene('asset-sync.png', {
+		name: 'Sync Jamf devices',
+		type: NODE.asset,
+		typeVersion: 2,
+		parameters: {
+			operation: 'sync',
+			syncKey: 'externalId',
+			fieldsToSync: ['deviceName', 'serialNumber', 'osVersion', 'platform', 'lastSyncDtm'],
+			customFieldsToSync: ['costCenter'],
+			filterMode: 'manual',
+			conditions: { condition: [{ field: 'externalId', operator: 'sw', value: 'JAMF-' }] },
+			missingRecords: 'setStatus',
+			missingStatus: 'Retired',
+			dryRun: true,
+			options: { maxRemovalPercent: 5 },
+		},
+	}),
 ];
 
 const RUN = scene('run-asset-get-many.png', {

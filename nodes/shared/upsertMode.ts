@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 import { fieldProperty, optionalFieldProperties } from './descriptions/recordFields';
 import { findByField } from './lookup';
 import { InvalidItemError } from './runItems';
@@ -73,6 +78,23 @@ export interface UpsertItem {
 	validation: Omit<ValidateOptions, 'mode'>;
 	/** Merge: the stored record with this External ID, when there is one. */
 	existing?: IDataObject;
+	/** Merge: this item's place among the items of the run with the same External ID. */
+	turn?: Turn;
+}
+
+/** What an item left for the next one with its External ID: the record it wrote, or its failure. */
+type TurnResult = { record?: IDataObject; failedItem?: number };
+
+/**
+ * Items of one run with the same External ID are written one after another, in item order: the
+ * first creates the record (or changes the stored one), each next one merges into what the one
+ * before it wrote. Written at once, two PUTs of a new record would replace each other.
+ */
+interface Turn {
+	item: number;
+	/** The previous item's result; none for the first. */
+	previous?: Promise<TurnResult>;
+	done(result: TurnResult): void;
 }
 
 export const readUpsertMode = (context: IExecuteFunctions, i: number): UpsertMode =>
@@ -109,27 +131,76 @@ export function mergeLookup(schema: ResourceSchema, path: string, nouns: string,
 			for (const [i] of merging) failures.set(i, error);
 			return failures;
 		}
-		for (const [i, item] of merging) {
-			const [existing] = found.get(String(item.body.externalId)) ?? [];
-			if (existing) {
+		const byKey = new Map<string, Array<[number, UpsertItem]>>();
+		for (const entry of merging) {
+			const key = String(entry[1].body.externalId);
+			byKey.set(key, [...(byKey.get(key) ?? []), entry]);
+		}
+		for (const [key, items] of byKey) {
+			const [existing] = found.get(key) ?? [];
+			let previous: Promise<TurnResult> | undefined;
+			for (const [i, item] of items) {
 				item.existing = existing;
-				continue;
-			}
-			// nothing to clear on a record that does not exist yet
-			item.body = Object.fromEntries(
-				Object.entries(item.body).filter(([, value]) => value !== null),
-			) as IDataObject;
-			const issues = validateRecord(schema, item.body, { ...item.validation, mode: 'replace' });
-			if (issues.length) {
-				failures.set(
-					i,
-					new InvalidItemError(
-						`new ${schema.noun} (no ${schema.noun} has External ID ${JSON.stringify(item.body.externalId)} yet)`,
-						issues,
-					),
-				);
+				if (!existing && !previous) {
+					const issues = creationIssues(schema, item);
+					if (issues) {
+						failures.set(i, issues);
+						continue;
+					}
+				}
+				if (items.length === 1) continue;
+				let done!: (result: TurnResult) => void;
+				const result = new Promise<TurnResult>((resolve) => (done = resolve));
+				item.turn = { item: i, previous, done };
+				previous = result;
 			}
 		}
 		return failures;
 	};
+}
+
+/** Why an item cannot create its record, if it cannot: fields a new record needs. */
+function creationIssues(schema: ResourceSchema, item: UpsertItem): InvalidItemError | undefined {
+	// nothing to clear on a record that does not exist yet
+	item.body = Object.fromEntries(
+		Object.entries(item.body).filter(([, value]) => value !== null),
+	) as IDataObject;
+	const issues = validateRecord(schema, item.body, { ...item.validation, mode: 'replace' });
+	if (!issues.length) return undefined;
+	return new InvalidItemError(
+		`new ${schema.noun} (no ${schema.noun} has External ID ${JSON.stringify(item.body.externalId)} yet)`,
+		issues,
+	);
+}
+
+/**
+ * Writes a Merge item in its turn (see Turn): `write` gets the record to merge into, the one the
+ * previous item with the same External ID wrote, else the stored one; none when it creates.
+ */
+export async function writeInTurn(
+	context: IExecuteFunctions,
+	item: UpsertItem,
+	write: (existing: IDataObject | undefined) => Promise<IDataObject>,
+): Promise<IDataObject> {
+	const { turn } = item;
+	if (!turn) return await write(item.existing);
+	const before: TurnResult = turn.previous ? await turn.previous : { record: item.existing };
+	// what the next item with this External ID finds: a failure unless the write succeeds
+	let result: TurnResult = { failedItem: before.failedItem ?? turn.item };
+	try {
+		if (before.failedItem !== undefined) {
+			throw new NodeOperationError(
+				context.getNode(),
+				`Not written: item ${before.failedItem}, with the same External ID ${JSON.stringify(item.body.externalId)}, failed before it`,
+				{
+					description: `Items with the same External ID are written in item order, each merging into what the one before it wrote; this one depends on item ${before.failedItem}. Correct that item and run again.`,
+				},
+			);
+		}
+		const record = await write(before.record);
+		result = { record };
+		return record;
+	} finally {
+		turn.done(result);
+	}
 }

@@ -90,6 +90,30 @@ describe('the Sync example in real n8n: dry run, run, run again', () => {
 		expect(writes()).toEqual([]);
 	});
 
+	test('a guard stop with On Error: Continue: one item on the error output says nothing was written', async () => {
+		// the export shrinks to one device: retiring the other four is more than the guard allows
+		const shrunk = structuredClone(live);
+		for (const node of shrunk.nodes as Array<{ name: string; parameters: IDataObject }>) {
+			if (node.name === 'Device export (MDM)')
+				node.parameters.jsCode = `return (await (async () => {\n${String(node.parameters.jsCode)}\n})()).slice(0, 1);`;
+		}
+		await home.importWorkflows([{ ...shrunk, id: 'stockroomExSync6Shrunk', name: 'shrunk' }]);
+		sandbox.resetStats();
+		const run = await home.executeWorkflow('stockroomExSync6Shrunk');
+		expect(run.error).toBeUndefined();
+		expect(run.outputs.Plan ?? []).toEqual([]);
+		// n8n adds the fields of the item it is paired with (the first) to an error output's item
+		expect(run.outputs['Rows to fix']).toEqual([
+			expect.objectContaining({
+				error: expect.stringMatching(
+					/^Sync stopped by its guard: it would retire 4 of the 5 assets/,
+				),
+				message: expect.stringMatching(/^Nothing was written\./),
+			}),
+		]);
+		expect(writes()).toEqual([]);
+	});
+
 	test("the leaver example: each of the leaver's assets is collected, nothing else changes", async () => {
 		const email = 'hannah.mensah@northwind.example';
 		const theirs = structuredClone(

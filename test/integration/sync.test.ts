@@ -324,6 +324,48 @@ describe('Asset Sync against the sandbox', () => {
 		expect(writes()).toEqual([]);
 	});
 
+	test('with On Error: Continue, a guard stop, a refused empty source and a failed walk are one error item each saying that nothing was written', async () => {
+		const continued = { continueOnFail: true };
+		const [guard] = await sync([row(1), row(2), row(3)], { missingRecords: 'delete' }, continued);
+		expect(guard).toEqual([
+			{
+				json: {
+					error: expect.stringMatching(/^Sync stopped by its guard: it would delete 2 of the 5/),
+					message: expect.stringMatching(/^Nothing was written\./),
+				},
+				pairedItem: { item: 0 },
+			},
+		]);
+		const [empty] = await sync([], { missingRecords: 'delete' }, continued);
+		expect(empty).toEqual([
+			{
+				json: {
+					error: expect.stringMatching(/^Sync refused: the input has no item with a key/),
+					message: expect.stringMatching(/^Nothing was written\./),
+				},
+				pairedItem: { item: 0 },
+			},
+		]);
+		sandbox.failNext(10, '503', 2);
+		const [walk] = await sync(
+			[row(1, { deviceName: 'x' })],
+			{ missingRecords: 'delete', options: { pageSize: 2, maxAttempts: 2 } },
+			continued,
+		);
+		expect(walk).toEqual([
+			{
+				json: {
+					error: expect.stringMatching(/^Could not list the assets in scope/),
+					message: expect.stringMatching(
+						/^Nothing was written: the sync stopped before its first write\./,
+					),
+				},
+				pairedItem: { item: 0 },
+			},
+		]);
+		expect(writes()).toEqual([]);
+	});
+
 	test('custom fields to sync are compared and written; others stay; Summary counts', async () => {
 		await runNode(node, {
 			parameters: { operation: 'upsert', inputMode: 'json' } as never,

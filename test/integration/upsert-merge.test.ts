@@ -221,6 +221,92 @@ describe('Create or Update, version 2: Merge and Replace, against the sandbox', 
 		expect(writes()).toHaveLength(1);
 	});
 
+	test('items with the same new External ID: the first creates the asset, the next merges into it (one PUT, then a PATCH)', async () => {
+		const input = [
+			{
+				externalId: 'DUP-1',
+				deviceName: 'First',
+				status: 'Deployed',
+				hardwareVendor: 'Apple',
+				notes: 'item 0',
+			},
+			{ externalId: 'JAMF-000001', notes: 'between' },
+			// not a whole asset: it merges into the one item 0 creates
+			{ externalId: 'DUP-1', serialNumber: 'SN-DUP-1', notes: 'item 2' },
+		];
+		const [items] = await run(assets, { operation: 'upsert', inputMode: 'json' }, { input });
+		const merged = {
+			externalId: 'DUP-1',
+			deviceName: 'First',
+			status: 'Deployed',
+			hardwareVendor: 'Apple',
+			serialNumber: 'SN-DUP-1',
+			notes: 'item 2',
+		};
+		expect(items[2]).toMatchObject({ json: merged, pairedItem: { item: 2 } });
+		const stored = sandbox.store.assets.all().filter((asset) => asset.externalId === 'DUP-1');
+		expect(stored).toEqual([expect.objectContaining(merged)]);
+		const duplicate = writes().filter(
+			(call) => (call.body as IDataObject | undefined)?.externalId === 'DUP-1',
+		);
+		expect(duplicate.map((call) => [call.method, call.path])).toEqual([
+			['PUT', '/api/assets/v1'],
+			['PATCH', `/api/assets/v1/${stored[0].id}`],
+		]);
+		expect(duplicate[1].body).toEqual({
+			externalId: 'DUP-1',
+			serialNumber: 'SN-DUP-1',
+			notes: 'item 2',
+		});
+	});
+
+	test('with Continue On Fail, when the first write of a new External ID fails, the next item with it is not written and says why', async () => {
+		// the lookup passes, the PUT of item 0 fails (one attempt)
+		sandbox.failNext(1, '500', 1);
+		const [items] = await run(
+			assets,
+			{ operation: 'upsert', inputMode: 'json', options: { maxAttempts: 1 } },
+			{
+				input: [
+					{ externalId: 'DUP-2', deviceName: 'First', status: 'New', hardwareVendor: 'HP' },
+					{ externalId: 'DUP-2', notes: 'second' },
+				],
+				continueOnFail: true,
+			},
+		);
+		expect(items[0]).toMatchObject({
+			json: { error: expect.any(String) },
+			pairedItem: { item: 0 },
+		});
+		expect(items[1]).toMatchObject({
+			json: {
+				error: 'Not written: item 0, with the same External ID "DUP-2", failed before it [item 1]',
+				message: expect.stringMatching(/written in item order.*depends on item 0/),
+			},
+			pairedItem: { item: 1 },
+		});
+		expect(writes().map((call) => call.method)).toEqual(['PUT']);
+		expect(storedAsset('DUP-2')).toBeUndefined();
+	});
+
+	test('the same stored contract twice in one run: both changes are kept (the second merges into what the first wrote)', async () => {
+		await run(
+			contracts,
+			{ operation: 'upsert', inputMode: 'json' },
+			{
+				input: [
+					{ externalId: 'CTR-2022-00001', notes: 'first change' },
+					{ externalId: 'CTR-2022-00001', terminationNoticeDays: 45 },
+				],
+			},
+		);
+		expect(storedContract('CTR-2022-00001')).toMatchObject({
+			notes: 'first change',
+			terminationNoticeDays: 45,
+		});
+		expect(apiCalls().map((call) => call.method)).toEqual(['GET', 'PUT', 'PUT']);
+	});
+
 	test('Merge of a contract keeps every field, line items and documents it is not given (read, then written back)', async () => {
 		const before = storedContract('CTR-2022-00001')!;
 		expect((before.lineItems as IDataObject[]).length).toBeGreaterThan(1);

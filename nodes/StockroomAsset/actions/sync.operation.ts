@@ -21,10 +21,17 @@ import {
 } from '../../shared/runItems';
 import { ASSET_STATUSES, assetSchema } from '../../shared/schema/asset';
 import { enumLabel } from '../../shared/schema/fields';
-import { collect, MAX_PAGE_SIZE, paginate } from '../../shared/transport';
+import { collect, MAX_PAGE_SIZE, paginate, type RetryPolicy } from '../../shared/transport';
 import { customFieldDefinitions, customFieldTypes } from '../customFields';
 import { checkGuard, DEFAULT_MAX_REMOVAL_PERCENT, refuseEmptySource } from '../sync/guard';
-import { planSync, readRow, SYNC_KEYS, type MissingRecords, type Ownership } from '../sync/plan';
+import {
+	planSync,
+	readRow,
+	SYNC_KEYS,
+	type MissingRecords,
+	type Ownership,
+	type PlanEntry,
+} from '../sync/plan';
 import { outOfScope, syncOutput, writePlan } from '../sync/write';
 
 const properties: INodeProperties[] = [
@@ -195,9 +202,55 @@ function failure(context: IExecuteFunctions, error: Error, item: number): Error 
 	);
 }
 
+/**
+ * A run stopped before its first write (the guard, an empty source, a scope that could not be read
+ * whole, the node's settings) is one error item with On Error: Continue. Thrown, n8n would pass
+ * the input items on as if they were the output (n8n 2.x), and nothing would say that nothing
+ * was written.
+ */
+function stoppedItem(error: unknown): INodeExecutionData {
+	const stopped = (error instanceof Error ? error : new Error(String(error))) as Error & {
+		description?: unknown;
+	};
+	const said = typeof stopped.description === 'string' ? stopped.description : '';
+	if (!said.startsWith('Nothing was written'))
+		stopped.description = ['Nothing was written: the sync stopped before its first write.', said]
+			.filter(Boolean)
+			.join('\n');
+	return errorItem(stopped, 0);
+}
+
 export async function runAll(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	const inputs = this.getInputData().map((item) => item.json);
 	const continueOnFail = this.continueOnFail();
+	const planning = planRun.call(this, continueOnFail);
+	const planned = continueOnFail ? await planning.catch(stoppedItem) : await planning;
+	if ('json' in planned) return [planned];
+	const { plan, own, retry, options, scopeSize, sourceSize } = planned;
+	const dryRun = this.getNodeParameter('dryRun', 0, false) as boolean;
+	const done = dryRun ? plan : await writePlan(this, plan, { retry, continueOnFail });
+	if (options.output === 'summary')
+		return [syncOutput.summary(done, scopeSize, sourceSize, dryRun)];
+	return done.map((entry) => {
+		if (entry.action !== 'failed') return syncOutput.record(entry, own, dryRun);
+		// a record the source does not have fails under its own name, paired with the first item
+		return entry.item === undefined
+			? errorItem(entry.error, 0)
+			: errorItem(failure(this, entry.error, entry.item), entry.item);
+	});
+}
+
+interface Planned {
+	plan: PlanEntry[];
+	own: Ownership;
+	retry: RetryPolicy;
+	options: IDataObject;
+	scopeSize: number;
+	sourceSize: number;
+}
+
+/** Everything before the first write: settings, source rows, the scope's walk, the plan, the guard. */
+async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promise<Planned> {
+	const inputs = this.getInputData().map((item) => item.json);
 	const cache: ExecutionCache = new Map();
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const retry = readRetryPolicy(options);
@@ -235,16 +288,5 @@ export async function runAll(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const failed = plan.find((entry) => entry.action === 'failed');
 	if (failed?.action === 'failed' && !continueOnFail)
 		throw failure(this, failed.error, failed.item ?? 0);
-
-	const dryRun = this.getNodeParameter('dryRun', 0, false) as boolean;
-	const done = dryRun ? plan : await writePlan(this, plan, { retry, continueOnFail });
-	if (options.output === 'summary')
-		return [syncOutput.summary(done, scope.length, inputs.length, dryRun)];
-	return done.map((entry) => {
-		if (entry.action !== 'failed') return syncOutput.record(entry, own, dryRun);
-		// a record the source does not have fails under its own name, paired with the first item
-		return entry.item === undefined
-			? errorItem(entry.error, 0)
-			: errorItem(failure(this, entry.error, entry.item), entry.item);
-	});
+	return { plan, own, retry, options, scopeSize: scope.length, sourceSize: inputs.length };
 }

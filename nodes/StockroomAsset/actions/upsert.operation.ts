@@ -17,6 +17,7 @@ import {
 	mergeLookup,
 	readUpsertMode,
 	upsertModeProperties,
+	writeInTurn,
 	type UpsertItem,
 } from '../../shared/upsertMode';
 import { customFieldDefinitions, customFieldsProperty, readCustomFields } from '../customFields';
@@ -117,31 +118,31 @@ export const batch = mergeLookup(assetSchema, ASSETS_PATH, 'assets', true);
 
 export async function execute(
 	this: IExecuteFunctions,
-	{ body, retry, mode, existing }: UpsertItem,
+	item: UpsertItem,
 	i: number,
 ): Promise<IDataObject[]> {
-	const target = existing?.id ?? (mode === 'merge' ? body.id : undefined);
-	if (typeof target === 'string') {
-		// fields left out stay as they are: only the given ones are sent
-		const changes = { ...body };
-		delete changes.id;
-		return [
-			await apiRequest.call(this, 'PATCH', `${ASSETS_PATH}/${target}`, {
+	const { body, retry, mode } = item;
+	const write = async (existing: IDataObject | undefined) => {
+		const target = existing?.id ?? (mode === 'merge' ? body.id : undefined);
+		if (typeof target === 'string') {
+			// fields left out stay as they are: only the given ones are sent
+			const changes = { ...body };
+			delete changes.id;
+			return await apiRequest.call(this, 'PATCH', `${ASSETS_PATH}/${target}`, {
 				body: changes,
 				operation: `update the asset "${String(body.externalId ?? target)}"`,
 				answer: 'record',
 				itemIndex: i,
 				retry,
-			}),
-		];
-	}
-	return [
-		await apiRequest.call(this, 'PUT', ASSETS_PATH, {
+			});
+		}
+		return await apiRequest.call(this, 'PUT', ASSETS_PATH, {
 			body,
 			operation: `create or update the asset "${String(body.externalId)}"`,
 			answer: 'record',
 			itemIndex: i,
 			retry,
-		}),
-	];
+		});
+	};
+	return [await writeInTurn(this, item, write)];
 }

@@ -19,6 +19,7 @@ import {
 	mergeLookup,
 	readUpsertMode,
 	upsertModeProperties,
+	writeInTurn,
 	type UpsertItem,
 } from '../../shared/upsertMode';
 
@@ -173,17 +174,18 @@ function merged(existing: IDataObject, changes: IDataObject, timezone: string): 
 
 export async function execute(
 	this: IExecuteFunctions,
-	{ body: given, retry, existing }: UpsertItem,
+	item: UpsertItem,
 	i: number,
 ): Promise<IDataObject[]> {
-	const body = existing ? merged(existing, given, this.getTimezone()) : given;
-	return [
-		await apiRequest.call(this, 'PUT', CONTRACTS_PATH, {
+	const write = async (existing: IDataObject | undefined) => {
+		const body = existing ? merged(existing, item.body, this.getTimezone()) : item.body;
+		return await apiRequest.call(this, 'PUT', CONTRACTS_PATH, {
 			body,
 			operation: `create or update the contract "${String(body.externalId)}"`,
 			answer: 'record',
 			itemIndex: i,
-			retry,
-		}),
-	];
+			retry: item.retry,
+		});
+	};
+	return [await writeInTurn(this, item, write)];
 }
