@@ -55,11 +55,10 @@ function valueEnd(bytes: Uint8Array, at: number): number {
 }
 
 /**
- * Records parsed together, as one text of this many bytes or a record more. From 100 K characters
- * on, V8's JSON.parse makes the values directly in the old generation, where they stay as items,
- * instead of copying them there from the young one (measured: a record at a time, the list's
- * garbage collection took 50% longer); under 128 kB the text itself is an ordinary young object
- * that dies young.
+ * Records parsed together, as one text of this many bytes or a record more: under 128 kB a text
+ * is an ordinary young object that dies young (a longer one is a V8 large object, which outlives
+ * the young generation), and few, long texts keep the calls to JSON.parse and the bytes read one
+ * by one few.
  */
 const GROUP_BYTES = 110 * 1024;
 
