@@ -104,4 +104,36 @@ describe("Get Many's output in memory", () => {
 		// and the items are the records, whole
 		expect(items.map((item) => item.json)).toEqual(parsed);
 	});
+
+	test('no page-sized text is made: the pages are read in texts under 128 kB', async () => {
+		// a page's text (over a megabyte at 1,000 assets) would be a V8 large object alive while its
+		// records are made: it would outlive the young generation and stay in n8n's heap as garbage
+		// until a full collection
+		const node = new StockroomAsset();
+		const credential = sandboxCredential(sandbox);
+		const decode = jest.spyOn(TextDecoder.prototype, 'decode');
+		const parse = jest.spyOn(JSON, 'parse');
+		const longest = (lengths: number[]) => Math.max(0, ...lengths);
+		let items: INodeExecutionData[];
+		let decoded: number;
+		let parsed: number;
+		try {
+			[items] = await runNode(node, {
+				parameters: { operation: 'getAll', returnAll: true },
+				credential,
+			});
+			decoded = longest(decode.mock.calls.map(([input]) => input?.byteLength ?? 0));
+			parsed = longest(parse.mock.calls.map(([text]) => Buffer.byteLength(text)));
+		} finally {
+			decode.mockRestore();
+			parse.mockRestore();
+		}
+		expect(items).toHaveLength(RECORDS);
+		// the figures, should this fail
+		expect({ decoded, parsed, under: Math.max(decoded, parsed) < 128 * 1024 }).toEqual({
+			decoded,
+			parsed,
+			under: true,
+		});
+	});
 });

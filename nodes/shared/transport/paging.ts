@@ -11,7 +11,8 @@ import {
 	type RequestContext,
 	type RequestOptions,
 } from './send';
-import { isBodyStream, nextLinkOf, readText } from './stream';
+import { parseListBody } from './listBody';
+import { isBodyStream, nextLinkOf, readBytes } from './stream';
 
 export interface ListOptions {
 	operation: string;
@@ -82,8 +83,8 @@ class PageRequest {
 			const { call, headers, statusCode, body: stream, attempts } = await this.opened;
 			let answer: ReturnType<typeof readAnswer>;
 			try {
-				const text = isBodyStream(stream) ? await readText(stream) : stream;
-				answer = readAnswer('list', statusCode, headers, text);
+				const raw = isBodyStream(stream) ? parseListBody(await readBytes(stream)) : stream;
+				answer = readAnswer('list', statusCode, headers, raw);
 			} catch (error) {
 				answer = { failure: readFailure(error, Date.now()) };
 			}
