@@ -103,7 +103,8 @@ describe("Get Many's output in memory", () => {
 		});
 		// and the items are the records, whole
 		expect(items.map((item) => item.json)).toEqual(parsed);
-	});
+		// twelve full collections and eight lists: about 8 s alone, over 30 s on a loaded machine
+	}, 120_000);
 
 	test('no page-sized text is made: the pages are read in texts under 128 kB', async () => {
 		// a page's text (over a megabyte at 1,000 assets) would be a V8 large object alive while its
