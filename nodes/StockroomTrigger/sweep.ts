@@ -45,7 +45,7 @@ export const SWEEP_EVERY_MS = 12 * 3_600_000;
 export const SWEEP_PAGES_PER_POLL = 4;
 /** Enough for about 190 deletions per sweep (cells per key above 1.23 read back whole). */
 const DEFAULT_CELLS = 240;
-/** A tally never grows past this (about 300 KB of state): a sweep that finds more forgets nothing. */
+/** A tally never grows past this (at most about 460 KB of state): a sweep that finds more forgets nothing. */
 const MAX_CELLS = 3 * 8192;
 const HASHES = 3;
 
