@@ -275,7 +275,7 @@ describe('Stockroom Trigger published in real n8n', () => {
 
 	test('entering the filter is no sync: a trigger on Deployed assets emits only the real sync beside it, once', async () => {
 		const assets = sandbox.store.assets.all();
-		const synced = (record: IDataObject) => typeof record.lastSyncDtm === 'string';
+		const synced = (record: Record<string, unknown>) => typeof record.lastSyncDtm === 'string';
 		const entering = assets.findIndex((r) => r.status === 'ReadyToDeploy' && synced(r));
 		const deployed = assets.findIndex((r, i) => i > 10 && r.status === 'Deployed' && synced(r));
 		const before = home.readExecutions({ workflowId: deployedWorkflowId }).at(-1)?.id;
