@@ -38,6 +38,7 @@ import {
 	type KeyFigures,
 	type Machine,
 	type Results,
+	triggerSection,
 } from './report';
 import { mb, ms, pairRatio, ratio } from './stats';
 import { triggerCost } from './trigger';
@@ -363,7 +364,7 @@ const syncPairs = (quick: boolean) => (quick ? 3 : 1);
  * to bench/.runs/results-only.md with their final lines; results.md and results.json untouched.
  */
 async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
-	const known = ['list-all', 'heap', 'queue', 'queue-variants', 'sync'];
+	const known = ['list-all', 'heap', 'queue', 'queue-variants', 'sync', 'trigger'];
 	const unknown = sections.filter((section) => !known.includes(section));
 	if (unknown.length)
 		throw new Error(`--only: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
@@ -374,8 +375,10 @@ async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
 	const lines: string[] = [];
 	const finalLines: string[] = [];
 	const comparisons: Comparison[] = [];
-	// sync seeds a sandbox of its own: it writes
-	const needsSandbox = sections.some((section) => section !== 'heap' && section !== 'sync');
+	// sync seeds a sandbox of its own (it writes); the trigger seeds one per size
+	const needsSandbox = sections.some(
+		(section) => section !== 'heap' && section !== 'sync' && section !== 'trigger',
+	);
 	if (needsSandbox) progress(`seeding the sandbox with ${records} assets`);
 	const sandbox = needsSandbox ? await createSandbox({ records, seed: 1 }) : undefined;
 	try {
@@ -438,6 +441,12 @@ async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
 			finalLines.push(
 				`queue list-all ratio (asset node / HTTP Request node, on a worker): ${ratio(queueRatio(queue.listAll))}`,
 			);
+		}
+		if (sections.includes('trigger')) {
+			progress('trigger cost');
+			// the trigger section at the full size: one change and the sweep's first poll at 100k,
+			// and the activation, idle, one-change and sweep polls once each at ten times that
+			lines.push(...triggerSection(await triggerCost([records], [1], records * 10)));
 		}
 		if (sandbox && sections.includes('queue-variants')) {
 			lines.push(

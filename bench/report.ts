@@ -525,6 +525,16 @@ export function renderMillion(
 	].join('\n');
 }
 
+/** The trigger section alone (`--only trigger`). */
+export function triggerSection(polls: PollFigures[]): string[] {
+	return [
+		'## Trigger cost per poll (n8n-core PollContext, in-process)',
+		'',
+		...pollRows(polls),
+		...triggerLines(polls),
+	];
+}
+
 /** The figures issue 25 names, as lines a reader (or a script) can find. */
 function triggerLines(polls: PollFigures[]): string[] {
 	const synced = polls.filter((poll) => poll.event === 'assetSynced');
@@ -543,6 +553,11 @@ function triggerLines(polls: PollFigures[]): string[] {
 			lines.push(
 				`trigger poll with one change at ${label} assets, CPU (ms): ${Math.round(one.cpuMs)}`,
 			);
+		const sweep = at(records, 'sweep');
+		if (sweep)
+			lines.push(
+				`trigger sweep's first poll at ${label} assets, CPU (ms): ${Math.round(sweep.cpuMs)}, state change (bytes): ${sweep.stateChangedBytes}`,
+			);
 	}
 	const idle = synced.filter((poll) => poll.changes === 0);
 	if (idle.length)
@@ -560,7 +575,7 @@ function pollRows(polls: PollFigures[]): string[] {
 			row(
 				poll.event,
 				count(poll.records),
-				poll.changes === 'activation' ? 'activation' : count(poll.changes),
+				typeof poll.changes === 'string' ? poll.changes : count(poll.changes),
 				count(poll.apiRequests),
 				mb(poll.bytes),
 				count(poll.emitted),

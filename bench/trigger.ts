@@ -12,8 +12,11 @@ import { requestCounts } from './traffic';
 export interface PollFigures {
 	event: string;
 	records: number;
-	/** Changed assets; 'activation' for the first poll (its baseline walk). */
-	changes: number | 'activation';
+	/**
+	 * Changed assets; 'activation' for the first poll (its baseline walk); 'sweep' for the poll
+	 * that begins a sweep for deleted records (half a day after activation, nothing changed).
+	 */
+	changes: number | 'activation' | 'sweep';
 	apiRequests: number;
 	bytes: number;
 	emitted: number;
@@ -88,7 +91,8 @@ async function pollsAt(
 	try {
 		const credential = sandboxCredential(sandbox);
 		for (const { event, field } of EVENTS) {
-			for (const changed of ['activation' as const, 0, ...changes]) {
+			const sweeps = event === 'assetSynced' ? ['sweep' as const] : [];
+			for (const changed of ['activation' as const, 0, ...changes, ...sweeps]) {
 				const samples: PollFigures[] = [];
 				for (let repetition = 0; repetition < repetitions; repetition++) {
 					now += 3_600_000;
@@ -127,6 +131,11 @@ async function pollsAt(
 						continue;
 					}
 					await poll(); // activation: "from now on"
+					if (changed === 'sweep') {
+						now += 13 * 3_600_000;
+						samples.push(await measure());
+						continue;
+					}
 					now += 60_000;
 					const originals = touch(sandbox, changed, field, now);
 					now += 60_000;

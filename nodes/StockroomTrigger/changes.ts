@@ -3,6 +3,7 @@ import { all, compare, printFilter, type FilterNode } from '../shared/filter';
 import { paginate } from '../shared/transport';
 import type { ChangeEvent } from './events';
 import { RecordMemory, UNIT_MS, type PackedMemory } from './memory';
+import { Sweep, type SweepState } from './sweep';
 import { walk, type WalkSettings, type WalkState } from './walk';
 
 /**
@@ -37,6 +38,8 @@ export interface ChangeState {
 	scope?: 'all';
 	/** A walk the budget cut short. */
 	walk?: ChangeWalk;
+	/** Value events: the sweep that forgets deleted records (see sweep.ts). */
+	sweep?: SweepState;
 }
 
 interface ChangeWalk extends WalkState {
@@ -104,6 +107,12 @@ export async function pollChanges(
 	// a value event reads every record, so a record entering the filter is known by its value
 	if (settings.filter && !event.watchesValue) qs.filter = printFilter(settings.filter);
 	if (previous && !baseline && relearnBefore === undefined) qs.since = previous.since;
+	// a value event's memory holds every record for good: a sweep forgets the deleted ones once the
+	// memory is whole (states saved before sweeps count from activation)
+	const sweep =
+		previous && event.watchesValue && !baseline && relearnBefore === undefined
+			? new Sweep(previous.sweep, previous.floor, memory)
+			: undefined;
 	let candidates = baseline ? [...(previous?.walk?.candidates ?? [])] : [];
 	const emit: IDataObject[] = [];
 	let recordsRead = 0;
@@ -143,8 +152,14 @@ export async function pollChanges(
 					: undefined;
 			const matches = (record: IDataObject) => !matching || matching.has(String(record.id));
 			for (const [id, instant] of seen) {
-				if (instant === undefined) memory.delete(id);
-				else memory.set(id, instant);
+				const known = memory.get(id);
+				if (instant === undefined) {
+					if (known !== undefined) sweep?.account(id, 'dropped');
+					memory.delete(id);
+				} else {
+					if (known === undefined) sweep?.account(id, 'learned');
+					memory.set(id, instant);
+				}
 			}
 			const emitted = fresh.filter(matches);
 			emit.push(...emitted);
@@ -167,6 +182,7 @@ export async function pollChanges(
 				floor: previous?.floor ?? iso(outcome.startedAt + 1),
 				memory: memory.pack(),
 				...(event.watchesValue && relearnBefore === undefined ? { scope: 'all' as const } : {}),
+				...(sweep?.result() ? { sweep: sweep.result() } : {}),
 				walk: {
 					...outcome.resume,
 					...(relearnBefore !== undefined ? { relearnBefore } : {}),
@@ -181,10 +197,14 @@ export async function pollChanges(
 			emit,
 		};
 	}
+	// a sweep that runs or is due reads its next pages once the walk is whole
+	if (sweep?.due(outcome.startedAt))
+		await sweep.step(context, event.path, settings, outcome.startedAt);
 	// a whole walk of less than a page that changed nothing keeps the state as it was, so an idle
 	// poll writes nothing (n8n has nothing to commit); the few records it read are read again
 	if (
 		previous &&
+		!sweep?.changed &&
 		!baseline &&
 		!previous.walk &&
 		relearnBefore === undefined &&
@@ -204,6 +224,7 @@ export async function pollChanges(
 			floor: iso(floor),
 			memory: memory.pack(),
 			...(event.watchesValue ? { scope: 'all' as const } : {}),
+			...(sweep?.result() ? { sweep: sweep.result() } : {}),
 		},
 		emit: baseline
 			? [...keepMostRecent(candidates, event.field, settings.maxExisting), ...emit]

@@ -45,7 +45,7 @@ const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).pad
 /** Text is built in pieces of about this length and joined once. */
 const CHUNK = 16_384;
 
-class ByteWriter {
+export class ByteWriter {
 	length = 0;
 
 	constructor(private bytes = new Uint8Array(1024)) {}
@@ -74,7 +74,7 @@ class ByteWriter {
 	}
 }
 
-class ByteReader {
+export class ByteReader {
 	private offset = 0;
 
 	constructor(private readonly bytes: Uint8Array) {}
@@ -96,10 +96,10 @@ class ByteReader {
 	}
 }
 
-const zigzag = (value: number): number => (value >= 0 ? value * 2 : -value * 2 - 1);
-const unzigzag = (value: number): number => (value % 2 === 0 ? value / 2 : -(value + 1) / 2);
+export const zigzag = (value: number): number => (value >= 0 ? value * 2 : -value * 2 - 1);
+export const unzigzag = (value: number): number => (value % 2 === 0 ? value / 2 : -(value + 1) / 2);
 
-function toBase64(bytes: Uint8Array): string {
+export function toBase64(bytes: Uint8Array): string {
 	const parts: string[] = [];
 	let text = '';
 	const whole = bytes.length - (bytes.length % 3);
@@ -121,7 +121,7 @@ function toBase64(bytes: Uint8Array): string {
 	return parts.join('');
 }
 
-function fromBase64(text: string): Uint8Array {
+export function fromBase64(text: string): Uint8Array {
 	const bytes = new Uint8Array(Math.floor((text.length * 6) / 8));
 	let bits = 0;
 	let buffer = 0;
@@ -173,11 +173,17 @@ function readExactMemory(data: string, unit: MemoryUnit): Map<string, number> {
 	return memory;
 }
 
+/** Where a record is remembered: its bucket and, in it, the fingerprint that stands for its id. */
+export interface MemoryKey {
+	bucket: number;
+	fingerprint: number;
+}
+
 /**
  * The bucket and fingerprint of an id: 50 bits of cyrb53 (a public-domain 53-bit string hash
  * built on Math.imul), 10 for the bucket and 40 for the fingerprint.
  */
-export function fingerprintOf(id: string): { bucket: number; fingerprint: number } {
+export function fingerprintOf(id: string): MemoryKey {
 	let h1 = 0xdeadbeef;
 	let h2 = 0x41c6ce57;
 	for (let i = 0; i < id.length; i++) {
@@ -285,7 +291,25 @@ export class RecordMemory {
 	}
 
 	delete(id: string): void {
-		const { bucket, fingerprint } = fingerprintOf(id);
+		this.forget(fingerprintOf(id));
+	}
+
+	/** Every remembered key (unpacks every bucket once, keeping none of them open). */
+	forEachKey(visit: (key: MemoryKey) => void): void {
+		const indexes = new Set([
+			...Object.keys(this.packed.buckets ?? {}).map(Number),
+			...this.open.keys(),
+		]);
+		for (const bucket of indexes) {
+			const text = this.packed.buckets?.[bucket];
+			const entries =
+				this.open.get(bucket) ?? (text ? unpackBucket(text, this.packed.unit) : new Map());
+			for (const fingerprint of entries.keys()) visit({ bucket, fingerprint });
+		}
+	}
+
+	/** Forgets the record remembered under `key`, if any. */
+	forget({ bucket, fingerprint }: MemoryKey): void {
 		if (!this.bucket(bucket).delete(fingerprint)) return;
 		this.count--;
 		this.dirty.add(bucket);

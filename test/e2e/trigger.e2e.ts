@@ -57,6 +57,8 @@ describe('Stockroom Trigger published in real n8n', () => {
 	let server: N8nServer | undefined;
 	let workflowId: string;
 	let customFilterWorkflowId: string;
+	/** A published workflow of one trigger: Asset Synced, Deployed assets only. */
+	let deployedWorkflowId: string;
 	let token: string;
 	/** The last execution already looked at. */
 	let seen: string | undefined;
@@ -146,7 +148,7 @@ describe('Stockroom Trigger published in real n8n', () => {
 		home = await createN8nHome();
 		const credential = { id: 'stockroomTriggerE2e', name: 'Stockroom' };
 		await home.importCredential({ ...credential, ...sandboxCredentialInput(sandbox) });
-		[workflowId, customFilterWorkflowId] = await home.importWorkflows([
+		[workflowId, customFilterWorkflowId, deployedWorkflowId] = await home.importWorkflows([
 			buildWorkflow(
 				'Stockroom triggers',
 				credential,
@@ -176,12 +178,37 @@ describe('Stockroom Trigger published in real n8n', () => {
 				],
 				{ start: false },
 			),
+			buildWorkflow(
+				'Stockroom trigger on Deployed assets',
+				credential,
+				[
+					[
+						{
+							name: 'Deployed synced',
+							type: NODE.trigger,
+							parameters: {
+								...TRIGGERS['Assets synced'],
+								pollTimes: POLL_TIMES,
+								filterMode: 'manual',
+								conditions: {
+									condition: [{ field: 'status', operator: 'eq', statusValue: 'Deployed' }],
+								},
+							},
+						},
+					],
+				],
+				{ start: false, settings: { timezone: 'UTC' } },
+			),
 		]);
 		await home.publishWorkflow(workflowId);
+		await home.publishWorkflow(deployedWorkflowId);
 	}, 120_000);
 
 	// a test that fails while the service is faulty leaves it well for the next
-	afterEach(() => sandbox?.setFaults(''));
+	afterEach(() => {
+		sandbox?.setFaults('');
+		sandbox?.setCursorTtl(undefined);
+	});
 
 	afterAll(async () => {
 		await server?.stop();
@@ -245,6 +272,83 @@ describe('Stockroom Trigger published in real n8n', () => {
 			}),
 		);
 	});
+
+	test('entering the filter is no sync: a trigger on Deployed assets emits only the real sync beside it, once', async () => {
+		const assets = sandbox.store.assets.all();
+		const synced = (record: Record<string, unknown>) => typeof record.lastSyncDtm === 'string';
+		const entering = assets.findIndex((r) => r.status === 'ReadyToDeploy' && synced(r));
+		const deployed = assets.findIndex((r, i) => i > 10 && r.status === 'Deployed' && synced(r));
+		const before = home.readExecutions({ workflowId: deployedWorkflowId }).at(-1)?.id;
+
+		// Deployed now, its Last Synced At as it was
+		const moved = await write('PATCH', `/api/assets/v1/${String(assets[entering].id)}`, {
+			status: 'Deployed',
+		});
+		const sync = await syncAsset(deployed);
+
+		expect(emittedBy(await emittedAfterPolls(3))).toEqual(
+			sortedIds({ 'Assets synced': [sync], 'Assets changed': [moved, sync] }),
+		);
+		const filtered = await waitFor(
+			'the Deployed trigger to finish',
+			() => {
+				const runs = home.readExecutions({ workflowId: deployedWorkflowId, afterId: before });
+				return runs.every(isFinished) ? runs : undefined;
+			},
+			30_000,
+		);
+		expect(filtered.map((run) => [run.status, run.outputs])).toEqual([
+			['success', { 'Deployed synced': [{ ...sync, event: 'assetSynced' }] }],
+		]);
+	});
+
+	test('a resume link the service lets expire: the walk is read again from its first page, every change once', async () => {
+		// cursors outlive a walk's pages read back to back, not the 5 s to the next poll
+		sandbox.setCursorTtl(2);
+		// 500s are not retried: a walk that meets one after a page stores its next link
+		sandbox.setFaults('500:0.6');
+		sandbox.resetStats();
+		// the assets after the fleet's: five pages of the triggers' 1,000, so a walk that meets a 500
+		// on one of them is almost sure to be cut after a page
+		const backlog = sandbox.store.assets.all().slice(100 + BULK);
+		const started = Date.now();
+		for (const [index, record] of backlog.entries()) {
+			sandbox.store.assets.put({
+				...record,
+				lastSyncDtm: iso(started - HOUR + index),
+				lastModifiedDtm: iso(Date.now()),
+			});
+		}
+		const ids = backlog.map((record) => String(record.id)).sort();
+
+		const refused = await waitFor(
+			'a stored link to be refused',
+			() =>
+				sandbox
+					.journal()
+					.find(
+						(call) => call.path === '/api/assets/v1' && call.query.after && call.status === 400,
+					),
+			90_000,
+		);
+		const clearedAt = Date.now();
+		sandbox.setFaults('');
+		expect(refused.query.since).toBeDefined();
+
+		const executions = await emittedAfterPolls(2 * backlog.length, 180_000);
+		// a failed poll is stored without a start (n8n records the failure alone): it must have
+		// ended by the time a poll in flight when the faults stopped did
+		const failed = executions.filter((execution) => execution.status !== 'success');
+		for (const execution of failed) {
+			expect(Date.parse(execution.startedAt ?? execution.stoppedAt ?? '')).toBeLessThan(
+				clearedAt + 5000,
+			);
+		}
+		expect(emittedBy(executions.filter((execution) => !failed.includes(execution)))).toEqual({
+			'Assets synced': ids,
+			'Assets changed': ids,
+		});
+	}, 300_000);
 
 	test(`a fleet sync of ${BULK.toLocaleString('en')} assets within a minute: each asset emitted once`, async () => {
 		const fleet = sandbox.store.assets.all().slice(100, 100 + BULK);

@@ -336,6 +336,80 @@ describe('Stockroom Trigger against the sandbox', () => {
 		expect(await poll(deployed)).toBeNull();
 	});
 
+	test('a deleted record is forgotten by the next sweep (a few list requests per poll); what is created, synced or cleared meanwhile is kept; nothing is emitted for it', async () => {
+		// 300 assets, 30 a page: the sweep reads 4 pages a poll and ends in its third poll
+		const parameters = { ...assetSynced, options: { pageSize: 30 } };
+		await poll(parameters);
+		now += MINUTE;
+		await poll(parameters);
+		// a state saved before sweeps existed has none: its first sweep counts from activation
+		expect(changes().sweep).toBeUndefined();
+		staticData = JSON.parse(JSON.stringify(staticData)) as IDataObject;
+		const known = (id: unknown) =>
+			new RecordMemory(changes().memory as PackedMemory, 'ms').get(String(id));
+		const count = () => (changes().memory as PackedMemory).count;
+		const countBefore = count();
+		const gone = [5, 150, 299].map((index) => String(asset(index).id));
+		for (const id of gone) {
+			const response = await fetch(`${sandbox.url}/api/assets/v1/${id}`, {
+				method: 'DELETE',
+				headers: { authorization: `Bearer ${sandbox.token()}` },
+			});
+			expect(response.status).toBe(204);
+		}
+		expect(gone.map(known)).not.toContain(undefined);
+		// before half a day, idle polls sweep nothing and change nothing
+		now += 6 * HOUR;
+		const idle = JSON.stringify(staticData);
+		expect(await poll(parameters)).toBeNull();
+		expect(JSON.stringify(staticData)).toBe(idle);
+
+		const sweepCalls = () => apiCalls().filter((call) => call.query.since === undefined);
+		const sweepPoll = async () => {
+			now += MINUTE;
+			sandbox.resetStats();
+			const emittedNow = emittedIds(await poll(parameters)).sort();
+			return { emittedNow, calls: sweepCalls().length };
+		};
+		now += 7 * HOUR;
+		expect(await sweepPoll()).toEqual({ emittedNow: [], calls: 4 });
+		expect(changes().sweep).toMatchObject({ after: asset(119).id, tally: expect.any(String) });
+		// during the sweep: created (ahead of it), synced and first synced (behind it), and cleared
+		// ahead of it, to be synced again once it has passed
+		const created = await write('PUT', '/api/assets/v1', {
+			...(asset(10) as IDataObject),
+			id: undefined,
+			externalId: 'SWEEP-NEW',
+			serialNumber: 'SWEEP-NEW',
+			lastSyncDtm: iso(now),
+		});
+		const synced = await patchAsset(20, { lastSyncDtm: iso(now) });
+		const never = sandbox.store.assets
+			.all()
+			.findIndex((record, index) => index < 100 && record.lastSyncDtm === undefined);
+		const firstSync = await patchAsset(never, { lastSyncDtm: iso(now) });
+		const cleared = await patchAsset(200, { lastSyncDtm: null });
+		expect(await sweepPoll()).toEqual({
+			emittedNow: [created.id, synced.id, firstSync.id].map(String).sort(),
+			calls: 4,
+		});
+		const resynced = await patchAsset(200, { lastSyncDtm: iso(now) });
+		expect(await sweepPoll()).toEqual({ emittedNow: [String(cleared.id)], calls: 2 });
+
+		expect(changes().sweep).toEqual({ began: expect.any(String) });
+		expect(gone.map(known)).toEqual([undefined, undefined, undefined]);
+		for (const record of [created, synced, firstSync, resynced])
+			expect(known(record.id)).toBe(Date.parse(String(record.lastSyncDtm)));
+		expect(count()).toBe(countBefore - gone.length + 2);
+		// then idle again until the next sweep is due
+		now += MINUTE;
+		await poll(parameters);
+		const after = JSON.stringify(staticData);
+		now += HOUR;
+		expect(await poll(parameters)).toBeNull();
+		expect(JSON.stringify(staticData)).toBe(after);
+	});
+
 	test('a failed poll leaves the state as it was, and the next poll emits the change', async () => {
 		await poll();
 		const { id } = await patchAsset(6, { lastSyncDtm: iso(now) });
