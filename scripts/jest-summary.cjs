@@ -4,8 +4,19 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-const [file, ...flags] = process.argv.slice(2);
-const results = JSON.parse(fs.readFileSync(file, 'utf8'));
+// one or more result files (jest runs in more than one process), summed
+const args = process.argv.slice(2);
+const flags = args.filter((arg) => arg.startsWith('--'));
+const runs = args
+	.filter((arg) => !arg.startsWith('--'))
+	.map((file) => JSON.parse(fs.readFileSync(file, 'utf8')));
+const sum = (key) => runs.reduce((total, run) => total + run[key], 0);
+const results = {
+	testResults: runs.flatMap((run) => run.testResults),
+	numPassedTests: sum('numPassedTests'),
+	numFailedTests: sum('numFailedTests'),
+	numRuntimeErrorTestSuites: sum('numRuntimeErrorTestSuites'),
+};
 if (flags.includes('--files')) {
 	console.log('\ntime per file:');
 	for (const suite of [...results.testResults].sort(
