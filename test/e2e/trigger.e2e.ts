@@ -142,6 +142,18 @@ describe('Stockroom Trigger published in real n8n', () => {
 		return executions;
 	}
 
+	/** An Asset Synced trigger node whose filter, built manually, is this one condition. */
+	const syncedWhere = (name: string, condition: IDataObject) => ({
+		name,
+		type: NODE.trigger,
+		parameters: {
+			...TRIGGERS['Assets synced'],
+			pollTimes: POLL_TIMES,
+			filterMode: 'manual',
+			conditions: { condition: [condition] },
+		},
+	});
+
 	beforeAll(async () => {
 		sandbox = await createSandbox({ records: 25_000 });
 		token = sandbox.token();
@@ -162,18 +174,11 @@ describe('Stockroom Trigger published in real n8n', () => {
 				credential,
 				[
 					[
-						{
-							name: 'Synced, 20 GB or more',
-							type: NODE.trigger,
-							parameters: {
-								...TRIGGERS['Assets synced'],
-								pollTimes: POLL_TIMES,
-								filterMode: 'manual',
-								conditions: {
-									condition: [{ field: 'customFieldValues.memoryGb', operator: 'ge', value: '20' }],
-								},
-							},
-						},
+						syncedWhere('Synced, 20 GB or more', {
+							field: 'customFieldValues.memoryGb',
+							operator: 'ge',
+							value: '20',
+						}),
 					],
 				],
 				{ start: false },
@@ -183,18 +188,11 @@ describe('Stockroom Trigger published in real n8n', () => {
 				credential,
 				[
 					[
-						{
-							name: 'Deployed synced',
-							type: NODE.trigger,
-							parameters: {
-								...TRIGGERS['Assets synced'],
-								pollTimes: POLL_TIMES,
-								filterMode: 'manual',
-								conditions: {
-									condition: [{ field: 'status', operator: 'eq', statusValue: 'Deployed' }],
-								},
-							},
-						},
+						syncedWhere('Deployed synced', {
+							field: 'status',
+							operator: 'eq',
+							statusValue: 'Deployed',
+						}),
 					],
 				],
 				{ start: false, settings: { timezone: 'UTC' } },
