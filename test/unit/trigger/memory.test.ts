@@ -20,6 +20,15 @@ describe("the trigger's per-record memory", () => {
 			fc.property(
 				fc.oneof(
 					fc.dictionary(hexId, fc.integer({ min: -2e12, max: 8e12 })),
+					// whole seconds and minutes are packed in those units
+					fc.dictionary(
+						hexId,
+						fc.integer({ min: -2e9, max: 8e9 }).map((second) => second * 1000),
+					),
+					fc.dictionary(
+						hexId,
+						fc.integer({ min: -3e7, max: 1e8 }).map((minute) => minute * 60_000),
+					),
 					fc.dictionary(fc.string({ maxLength: 30 }), fc.integer({ min: -2e12, max: 8e12 })),
 				),
 				(entries) => {
@@ -77,6 +86,60 @@ describe("the trigger's per-record memory", () => {
 		expect(cpuOf(() => undefined) * 10).toBeLessThan(whole);
 	});
 
+	test('a bulk sync beside far outliers: every instant read back exactly', () => {
+		const start = Date.UTC(2026, 10, 24, 9);
+		const entries: Array<[string, number]> = [];
+		for (let i = 0; i < 20_000; i++) entries.push([`asset-${i}`, start + (i % 1000)]);
+		entries.push(['far-future', Date.UTC(2205, 0, 1)], ['before-1970', Date.UTC(1969, 0, 1)]);
+		const memory = new RecordMemory(stored(memoryOf(entries)), 'ms');
+		for (const [id, instant] of entries) expect(memory.get(id)).toBe(instant);
+	});
+
+	test('100,000 assets synced over a day take under 1.0 MB (the earlier format: 1.09 MB)', () => {
+		const start = Date.UTC(2026, 10, 24, 9);
+		const entries: Array<[string, number]> = [];
+		for (let i = 0; i < 100_000; i++)
+			entries.push([
+				((i * 2654435761) % 2 ** 32).toString(16).padStart(8, '0') +
+					i.toString(16).padStart(16, '0'),
+				start - ((i * 2_654_435_761) % 86_400_000),
+			]);
+		const text = JSON.stringify(memoryOf(entries));
+		expect(text.length).toBeLessThan(1_000_000);
+		const memory = new RecordMemory(JSON.parse(text), 'ms');
+		for (const [id, instant] of entries.slice(0, 1000)) expect(memory.get(id)).toBe(instant);
+	});
+
+	test('buckets saved in the earlier format (varint differences, base64) load; a changed one is rewritten, the rest stay', () => {
+		// written by the previous version of this file
+		const earlier: PackedMemory = {
+			unit: 'ms',
+			count: 4,
+			buckets: {
+				'45': 'AwHsp+/yvWDU6ZoYxg',
+				'232': 'AwEBSlgG0mc',
+				'566': 'AwGCusTMwWj1Pb+CGg',
+				'946': 'AwGAgO/S1K8DySQfw50',
+			},
+		};
+		const memory = new RecordMemory(earlier, 'ms');
+		expect(memory.get('62cc97040b3aa0bdaf28dd9a')).toBe(Date.UTC(2026, 10, 24, 9, 0, 0, 1));
+		expect(memory.get('630cc44116f65c10c140a2ce')).toBe(Date.UTC(2022, 6, 11, 21, 32, 52, 598));
+		expect(memory.get('000000000000000000000001')).toBe(Date.UTC(2205, 0, 1));
+		expect(memory.get('000000000000000000000002')).toBe(Date.UTC(1969, 11, 31, 23, 59, 59, 999));
+		expect(memory.pack()).toBe(earlier);
+		memory.set('62cc97040b3aa0bdaf28dd9a', Date.UTC(2026, 10, 25));
+		const after = stored(memory.pack());
+		expect({ ...after.buckets, '566': 'changed' }).toEqual({
+			...earlier.buckets,
+			'566': 'changed',
+		});
+		expect(after.buckets!['566']).not.toBe(earlier.buckets!['566']);
+		const again = new RecordMemory(after, 'ms');
+		expect(again.get('62cc97040b3aa0bdaf28dd9a')).toBe(Date.UTC(2026, 10, 25));
+		expect(again.get('000000000000000000000002')).toBe(Date.UTC(1969, 11, 31, 23, 59, 59, 999));
+	});
+
 	test('a memory saved before buckets (exact ids, one text) still loads, and is written again in buckets', () => {
 		// written by the previous version of this file
 		const ms = {
@@ -105,8 +168,10 @@ describe("the trigger's per-record memory", () => {
 		expect(() => new RecordMemory({ unit: 'ms', count: 1, data: 'AQE' }, 'ms')).toThrow(
 			/cut short/,
 		);
-		const bad = { unit: 'ms' as const, count: 1, buckets: { [fingerprintOf('x').bucket]: 'AQE' } };
-		expect(() => new RecordMemory(bad, 'ms').get('x')).toThrow(/not readable/);
+		for (const text of ['AQE', '1234', '12345', '1"345', 'zzzzz', '#####']) {
+			const bad = { unit: 'ms' as const, count: 1, buckets: { [fingerprintOf('x').bucket]: text } };
+			expect(() => new RecordMemory(bad, 'ms').get('x')).toThrow(/not readable|cut short/);
+		}
 	});
 });
 
