@@ -82,6 +82,12 @@ function keepMostRecent(records: IDataObject[], field: string, limit: number): I
 		.slice(0, limit);
 }
 
+/** The sweep's entry in the state to store, when there is one (its tally packed once). */
+function sweepEntry(sweep: Sweep | undefined): Pick<ChangeState, 'sweep'> {
+	const state = sweep?.result();
+	return state ? { sweep: state } : {};
+}
+
 /**
  * One poll of a change event: returns what to emit and the state to store. Nothing is stored by
  * this function, so a poll that throws leaves the previous state as it was.
@@ -182,7 +188,7 @@ export async function pollChanges(
 				floor: previous?.floor ?? iso(outcome.startedAt + 1),
 				memory: memory.pack(),
 				...(event.watchesValue && relearnBefore === undefined ? { scope: 'all' as const } : {}),
-				...(sweep?.result() ? { sweep: sweep.result() } : {}),
+				...sweepEntry(sweep),
 				walk: {
 					...outcome.resume,
 					...(relearnBefore !== undefined ? { relearnBefore } : {}),
@@ -224,7 +230,7 @@ export async function pollChanges(
 			floor: iso(floor),
 			memory: memory.pack(),
 			...(event.watchesValue ? { scope: 'all' as const } : {}),
-			...(sweep?.result() ? { sweep: sweep.result() } : {}),
+			...sweepEntry(sweep),
 		},
 		emit: baseline
 			? [...keepMostRecent(candidates, event.field, settings.maxExisting), ...emit]
