@@ -14,21 +14,21 @@ step 'type-check tests, sandbox and tools' && { npx tsc -p tsconfig.dev.json --n
 step 'lint' && { npm run -s lint || fail 'lint failed'; }
 step 'tests'
 results="$(mktemp)"
+alone="$(mktemp)"
+trap 'rm -f "$results" "$alone"' EXIT
 if [ $# -gt 0 ]; then
 	npx jest --json --outputFile="$results" "$@"
 	status=$?
-	node scripts/jest-summary.cjs "$results" || fail 'no test results'
-	rm -f "$results"
-	exit $status
+	outputs=("$results")
+else
+	# the memory test measures what a list keeps alive: it runs in a jest process of its own, since
+	# in the shared one what earlier test files left behind was counted as the node's (a page's worth)
+	memory_test='test/integration/memory\.test\.ts$'
+	npx jest --json --outputFile="$results" --testPathIgnorePatterns "$memory_test"
+	status=$?
+	npx jest --json --outputFile="$alone" "$memory_test"
+	[ $? -eq 0 ] || status=1
+	outputs=("$results" "$alone")
 fi
-# the memory test measures what a list keeps alive: it runs in a jest process of its own, since in
-# the shared one what earlier test files left behind was counted as the node's (a page's worth)
-alone="$(mktemp)"
-trap 'rm -f "$results" "$alone"' EXIT
-memory_test='test/integration/memory\.test\.ts$'
-npx jest --json --outputFile="$results" --testPathIgnorePatterns "$memory_test"
-status=$?
-npx jest --json --outputFile="$alone" "$memory_test"
-[ $? -eq 0 ] || status=1
-node scripts/jest-summary.cjs "$results" "$alone" || fail 'no test results'
+node scripts/jest-summary.cjs "${outputs[@]}" || fail 'no test results'
 exit $status
