@@ -386,6 +386,16 @@ class Model {
 		return { value: this.atActivation(id)?.value };
 	}
 
+	/**
+	 * Whether a version written at `modified` may predate the last filter edit. A write and an edit
+	 * in the same millisecond (no time passes between steps) are in either order for the trigger,
+	 * which may have read the version under the old filter (seed 150767588: a sync outside the
+	 * filter, read by a late poll, then the filter edited back in the same millisecond).
+	 */
+	private writtenBeforeFilterEdit(modified: number): boolean {
+		return modified <= this.filterEditedAt;
+	}
+
 	/** Every version current for at least `polls` successful polls must have been accounted for. */
 	checkRequired(polls: number, records: readonly StoredRecord[]): void {
 		for (const record of records) {
@@ -394,7 +404,7 @@ class Model {
 			const where = `${record.id} at ${iso(version.modified)} (current for ${version.polls} polls)`;
 			if (this.setup.event === 'recordChanged') {
 				// a filter edited since: the trigger may have read past the version under the old one
-				if (version.modified < this.filterEditedAt) continue;
+				if (this.writtenBeforeFilterEdit(version.modified)) continue;
 				const required = version.modified > this.activatedAt! || this.existing(record.id, version);
 				const done = this.emitted.some(
 					(entry) => entry.id === record.id && entry.modified === version.modified,
@@ -409,7 +419,7 @@ class Model {
 			while (start > 0 && list[start - 1].value === version.value) start--;
 			const carrying = list.slice(start);
 			if (
-				carrying[0].modified < this.filterEditedAt ||
+				this.writtenBeforeFilterEdit(carrying[0].modified) ||
 				!carrying.every((entry) => this.matches(entry.record))
 			)
 				continue;
