@@ -1,7 +1,12 @@
 // Preload for every n8n process we run: `node -r scripts/n8n-preload.cjs …/n8n/bin/n8n …`.
-// n8n 2.41.1 calls process.exit() while the expression engine (isolated-vm) may still be building
-// an isolate on a background thread, and the process then dies with SIGSEGV (exit 139) after
-// printing correct results. Disposing the engine first, with a cap, makes the exit clean.
+// n8n (2.41.1, and 1.123.x, which has the same isolated-vm expression engine) calls process.exit()
+// while the expression engine may still be building an isolate on a background thread, and the
+// process then dies with SIGSEGV (exit 139) after printing correct results. Disposing the engine
+// first, with a cap, makes the exit clean. Disposing it does not cover an isolate that a running
+// poll or execution is building for itself (the engine's pool holds one; every other caller
+// builds its own): n8n stops without waiting for polls in flight. So every isolate bridge is
+// tracked from its creation, and the exit waits for those still being built and disposes those
+// still held (test/release/preload.test.ts builds the crash and checks the exit).
 // process.exit() also drops whatever stdout still holds for a slow pipe reader (seen in CI: the
 // JSON of `n8n execute --rawOutput` cut off mid-record), so the exit waits for stdout and stderr
 // to be flushed as well.
@@ -21,6 +26,47 @@ function loadedExpressionClass() {
 		}
 	}
 	return undefined;
+}
+
+const Module = require('node:module');
+
+/** Isolate bridges not yet disposed, and the builds (initialize calls) still under way. */
+const liveBridges = new Set();
+const bridgeBuilds = new Set();
+
+/** Wraps the bridge class's initialize and dispose so that both sets stay current. */
+function trackBridges(Bridge) {
+	const { initialize, dispose } = Bridge.prototype;
+	Bridge.prototype.initialize = function trackedInitialize(...args) {
+		liveBridges.add(this);
+		const build = Promise.resolve(initialize.apply(this, args));
+		const settled = build.catch(() => undefined).finally(() => bridgeBuilds.delete(settled));
+		bridgeBuilds.add(settled);
+		return build;
+	};
+	Bridge.prototype.dispose = function trackedDispose(...args) {
+		liveBridges.delete(this);
+		return dispose.apply(this, args);
+	};
+}
+
+// the expression runtime is loaded on demand (n8n-workflow requires it when the engine starts):
+// wrap its bridge class the first time a module exporting it is loaded, then stop looking
+const realLoad = Module._load;
+Module._load = function loadAndTrackBridges(...args) {
+	const exported = realLoad.apply(this, args);
+	const Bridge = exported && exported.IsolatedVmBridge;
+	if (typeof Bridge === 'function' && Bridge.prototype && Bridge.prototype.initialize) {
+		trackBridges(Bridge);
+		Module._load = realLoad;
+	}
+	return exported;
+};
+
+/** Waits for isolates still being built, then disposes every bridge still held. */
+async function disposeBridges() {
+	while (bridgeBuilds.size > 0) await Promise.all([...bridgeBuilds]);
+	await Promise.all([...liveBridges].map((bridge) => bridge.dispose()));
 }
 
 const realExit = process.exit.bind(process);
@@ -56,6 +102,7 @@ process.exit = function exitAfterDisposingExpressionEngine(code) {
 			? capped(() => Expression.disposeExpressionEngine(), DISPOSE_CAP_MS)
 			: Promise.resolve();
 	dispose
+		.then(() => capped(disposeBridges, DISPOSE_CAP_MS))
 		.then(() =>
 			capped(() => Promise.all([flushed(process.stdout), flushed(process.stderr)]), FLUSH_CAP_MS),
 		)
