@@ -18,6 +18,7 @@ import {
 import type { GcRecord, HookRecord } from './n8nHooks';
 import { cpuMs, readStatus } from './proc';
 import { requestCounts, Traffic } from './traffic';
+import { releaseLastRun } from './workflows';
 
 /** One run of a benchmarked workflow. */
 export interface RunResult {
@@ -33,6 +34,8 @@ export interface RunResult {
 	startRssBytes: number;
 	/** V8 heap in use when the execution finished (n8n's own ~200 MB included). */
 	heapAtEndBytes: number;
+	/** V8 heap in use when the run started, after a full collection. */
+	heapAtStartBytes: number;
 	/** The same after a full garbage collection: what the execution keeps alive. */
 	liveHeapAtEndBytes: number;
 	/** Time n8n spent in garbage collection during the run. */
@@ -65,6 +68,8 @@ export class N8nBench {
 	private seenLines = 0;
 	/** Name for the CPU profile of the last run, written when the next one starts. */
 	private lastLabel = 'setup';
+	/** The webhook of `releaseLastRun`, called before each measured run. */
+	private releaseUrl = '';
 
 	private constructor(
 		readonly home: N8nHome,
@@ -112,6 +117,7 @@ export class N8nBench {
 				logFile,
 				profileDir,
 			);
+			bench.releaseUrl = await bench.deploy(releaseLastRun('release-last-run', bench.credential));
 			await bench.collectGarbage();
 			return bench;
 		} catch (error) {
@@ -159,7 +165,8 @@ export class N8nBench {
 		label = 'run',
 		sandbox = this.sandbox,
 	): Promise<RunResult> {
-		await this.collectGarbage();
+		await this.releaseLastRun();
+		const { heapUsed: heapAtStartBytes } = await this.collectGarbage();
 		this.lastLabel = label;
 		const { pid } = this.server;
 		writeFileSync(`/proc/${pid}/clear_refs`, '5'); // resets VmHWM to the current RSS
@@ -195,6 +202,7 @@ export class N8nBench {
 			peakRssBytes,
 			startRssBytes,
 			heapAtEndBytes: record.heapUsed,
+			heapAtStartBytes,
 			liveHeapAtEndBytes: record.liveHeapUsed ?? Number.NaN,
 			gcMs: record.gcMs,
 			n8nCpuMs,
@@ -251,6 +259,21 @@ export class N8nBench {
 		} finally {
 			await stopN8n(this.home, this.server);
 		}
+	}
+
+	/**
+	 * n8n holds the data of the execution it ran last (all its items) until it runs another one:
+	 * measured, the heap after a full collection at the start of a run was the last run's items
+	 * higher. A run's heap at the end then counted the items of the run before it (the other
+	 * side's, runs alternating) whenever V8 had not run a full collection during the run. A tiny
+	 * execution in between lets the collection before each run free them.
+	 */
+	private async releaseLastRun(): Promise<void> {
+		const { status, text } = await postJson(this.releaseUrl, {});
+		if (status < 200 || status >= 300) {
+			throw new HarnessError(`${this.releaseUrl} answered ${status}: ${text.slice(0, 500)}`);
+		}
+		await this.nextLine((line): line is HookRecord => 'executionId' in line);
 	}
 
 	/**

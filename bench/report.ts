@@ -131,6 +131,10 @@ export function comparisonRows({ title, a, b, aNodes, bNodes }: Comparison): str
 		time('CPU time of the n8n process (all threads)', (run) => run.n8nCpuMs),
 		time('garbage collection in n8n during the run', (run) => run.gcMs),
 		time('CPU time of the sandbox (bench process)', (run) => run.sandboxCpuMs),
+		heap(
+			'V8 heap in use at the start (after a full collection, the last run released), median',
+			(run) => run.heapAtStartBytes,
+		),
 		heap('V8 heap in use at the end of the execution, median', (run) => run.heapAtEndBytes),
 		heap(
 			'the same after a full collection (what the run keeps alive), median',

@@ -81,6 +81,14 @@ export interface BuilderFilter {
 	conditions: Array<Record<string, unknown>>;
 }
 
+/**
+ * A Webhook alone. n8n keeps the data of the last execution it ran until it runs another one,
+ * so the bench runs this between measured runs: each then starts without the last run's items.
+ */
+export function releaseLastRun(path: string, credential: CredentialRef) {
+	return chain(path, credential, []);
+}
+
 /** Asset node, Get Many, Return All with Simplify (the main fields of each asset only). */
 export function assetListSimplified(path: string, credential: CredentialRef) {
 	return chain(path, credential, [
