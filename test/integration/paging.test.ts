@@ -5,6 +5,7 @@ import { createSandbox, type Sandbox } from '../../sandbox/server';
 import { createGateway, type Gateway } from '../helpers/gateway';
 import { runNode, sandboxCredential } from '../helpers/n8n';
 import { failureOf } from '../helpers/outcomes';
+import * as listBody from '../../nodes/shared/transport/listBody';
 
 /**
  * The edges of pipelined paging: a page asked for ahead is never left behind (no unhandled
@@ -138,6 +139,28 @@ describe('paging without loose ends', () => {
 		expect(error.message).toMatch(/^Could not list assets: the service did not answer within 1 s/);
 		expect(error.description).toMatch(/Tried 3 times\.$/);
 		expect(apiCalls()).toHaveLength(3);
+	});
+
+	test('a walk reads all its pages into one buffer, while the page ahead arrives; two walks at once each into their own', async () => {
+		// a page's bytes in a new buffer each time made V8 run full collections (issue 26)
+		const parse = jest.spyOn(listBody, 'parseListBody');
+		let walks: Array<Array<{ json: IDataObject }>>;
+		let pages: ArrayBufferLike[];
+		try {
+			walks = (
+				await Promise.all([
+					runNode(node, { parameters: byHundreds(), credential }),
+					runNode(node, { parameters: byHundreds(), credential }),
+				])
+			).map(([items]) => items);
+			pages = parse.mock.calls.map(([bytes]) => bytes.buffer);
+		} finally {
+			parse.mockRestore();
+		}
+		const stored = sandbox.store.assets.all();
+		for (const items of walks) expect(items.map((item) => item.json)).toEqual(stored);
+		expect(pages).toHaveLength(20);
+		expect(new Set(pages).size).toBe(2);
 	});
 });
 

@@ -12,7 +12,7 @@ import {
 	type RequestOptions,
 } from './send';
 import { parseListBody } from './listBody';
-import { isBodyStream, nextLinkOf, readBytes } from './stream';
+import { isBodyStream, nextLinkOf, PageBuffer, readBytes } from './stream';
 
 export interface ListOptions {
 	operation: string;
@@ -60,6 +60,8 @@ class PageRequest {
 		private readonly context: RequestContext,
 		pathOrUrl: string,
 		options: RequestOptions,
+		/** The walk's: its pages are read one after the other, each parsed before the next. */
+		private readonly pageBuffer: PageBuffer,
 	) {
 		this.abandonment = new Abandonment(context);
 		this.opened = resolveCall(context, 'GET', pathOrUrl, options).then(async (call) => ({
@@ -83,7 +85,9 @@ class PageRequest {
 			const { call, headers, statusCode, body: stream, attempts } = await this.opened;
 			let answer: ReturnType<typeof readAnswer>;
 			try {
-				const raw = isBodyStream(stream) ? parseListBody(await readBytes(stream)) : stream;
+				const raw = isBodyStream(stream)
+					? parseListBody(await readBytes(stream, this.pageBuffer))
+					: stream;
 				answer = readAnswer('list', statusCode, headers, raw);
 			} catch (error) {
 				answer = { failure: readFailure(error, Date.now()) };
@@ -138,16 +142,19 @@ export async function* paginate(
 	});
 	const wantsMore = () =>
 		remaining > perPage && pagesLeft > 1 && (!options.shouldContinue || options.shouldContinue());
+	const pageBuffer = new PageBuffer();
 	let current: PageRequest | undefined = new PageRequest(
 		this,
 		path,
 		request(qs && { ...qs, limit: perPage }),
+		pageBuffer,
 	);
 	let ahead: PageRequest | undefined;
 	try {
 		while (current) {
 			const link = await current.nextLink();
-			if (link !== undefined && wantsMore()) ahead = new PageRequest(this, link, request());
+			if (link !== undefined && wantsMore())
+				ahead = new PageRequest(this, link, request(), pageBuffer);
 			const { body, headers }: { body: ListBody; headers: IDataObject } = await current.read();
 			current = undefined;
 			const records = body.results.slice(0, remaining);
@@ -161,7 +168,7 @@ export async function* paginate(
 			yield { records, next, answeredAt: headerDate(headers) };
 			if (next === undefined || remaining <= 0 || pagesLeft <= 0) return;
 			if (options.shouldContinue && !options.shouldContinue()) return;
-			current = ahead ?? new PageRequest(this, next, request());
+			current = ahead ?? new PageRequest(this, next, request(), pageBuffer);
 			ahead = undefined;
 		}
 	} finally {

@@ -1,6 +1,6 @@
 import { PassThrough, pipeline, Readable } from 'node:stream';
 import { createGunzip, gzipSync } from 'node:zlib';
-import { readJson, readText } from '../../../nodes/shared/transport/stream';
+import { PageBuffer, readBytes, readJson, readText } from '../../../nodes/shared/transport/stream';
 
 /** Lets every pending stream event fire. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -57,4 +57,28 @@ describe('reading a response body', () => {
 		source.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
 		await expect(reading).rejects.toBeInstanceOf(Error);
 	}, 2000);
+
+	test("pages read into a walk's buffer share its memory, each exactly its own bytes; a longer page grows it", async () => {
+		const buffer = new PageBuffer();
+		const page = async (text: string) =>
+			await readBytes(
+				Readable.from([Buffer.from(text.slice(0, 3)), Buffer.from(text.slice(3))]),
+				buffer,
+			);
+		const first = await page('{"results":[1,2,3]}');
+		const firstText = Buffer.from(first).toString();
+		const second = await page('{"results":[4]}');
+		const third = await page('{"results":[5,6,7,8,9,10,11,12,13,14,15]}');
+		expect(firstText).toBe('{"results":[1,2,3]}');
+		expect(Buffer.from(second).toString()).toBe('{"results":[4]}');
+		expect(Buffer.from(third).toString()).toBe('{"results":[5,6,7,8,9,10,11,12,13,14,15]}');
+		// the second page took the first one's memory; the third, longer than it, memory of its own
+		const fourth = await page('{"results":[16]}');
+		expect(second.buffer).toBe(first.buffer);
+		expect(third.buffer).not.toBe(second.buffer);
+		expect(fourth.buffer).toBe(third.buffer);
+		// without a buffer, every body has memory of its own
+		const alone = await readBytes(Readable.from([Buffer.from('{}')]));
+		expect(alone.buffer).not.toBe(fourth.buffer);
+	});
 });
