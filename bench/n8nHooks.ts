@@ -143,15 +143,18 @@ async function postExecute(run: FullRunData, workflowData: { id: string }, execu
 	addGc(gcObserver.takeRecords()); // entries not yet delivered to the observer's callback
 	const runGcMs = gcMs;
 	const { heapUsed } = process.memoryUsage();
-	if (snapshotPath) {
+	// the run the snapshot was asked for only: the bench runs another workflow before the next
+	const snapshotFile = snapshotPath;
+	snapshotPath = undefined;
+	if (snapshotFile) {
 		const { profile } = (await post('HeapProfiler.stopSampling')) as { profile: unknown };
-		writeFileSync(`${snapshotPath}.heapprofile`, JSON.stringify(profile));
+		writeFileSync(`${snapshotFile}.heapprofile`, JSON.stringify(profile));
 	}
 	// what survives a full collection is what the execution keeps alive: `run` holds every item
 	// until the node summary below has read it
 	if (liveHeap) gc();
 	const liveHeapUsed = liveHeap ? process.memoryUsage().heapUsed : undefined;
-	const snapshot = snapshotPath && writeHeapSnapshot(snapshotPath);
+	const snapshot = snapshotFile && writeHeapSnapshot(snapshotFile);
 	const nodes: HookRecord['nodes'] = {};
 	for (const [name, tasks] of Object.entries(run.data.resultData.runData)) {
 		const [task] = tasks;
