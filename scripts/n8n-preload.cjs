@@ -6,7 +6,7 @@
 // poll or execution is building for itself (the engine's pool holds one; every other caller
 // builds its own): n8n stops without waiting for polls in flight. So every isolate bridge is
 // tracked from its creation, and the exit waits for those still being built and disposes those
-// still held (test/release/preload.test.ts builds the crash and checks the exit).
+// still held (test/unit/harness/preload.test.ts builds the crash and checks the exit).
 // process.exit() also drops whatever stdout still holds for a slow pipe reader (seen in CI: the
 // JSON of `n8n execute --rawOutput` cut off mid-record), so the exit waits for stdout and stderr
 // to be flushed as well.

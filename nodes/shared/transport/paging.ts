@@ -142,19 +142,16 @@ export async function* paginate(
 	});
 	const wantsMore = () =>
 		remaining > perPage && pagesLeft > 1 && (!options.shouldContinue || options.shouldContinue());
+	// the walk's pages are read one after the other, each into the same buffer
 	const pageBuffer = new PageBuffer();
-	let current: PageRequest | undefined = new PageRequest(
-		this,
-		path,
-		request(qs && { ...qs, limit: perPage }),
-		pageBuffer,
-	);
+	const pageAt = (target: string, query?: IDataObject) =>
+		new PageRequest(this, target, request(query), pageBuffer);
+	let current: PageRequest | undefined = pageAt(path, qs && { ...qs, limit: perPage });
 	let ahead: PageRequest | undefined;
 	try {
 		while (current) {
 			const link = await current.nextLink();
-			if (link !== undefined && wantsMore())
-				ahead = new PageRequest(this, link, request(), pageBuffer);
+			if (link !== undefined && wantsMore()) ahead = pageAt(link);
 			const { body, headers }: { body: ListBody; headers: IDataObject } = await current.read();
 			current = undefined;
 			const records = body.results.slice(0, remaining);
@@ -168,7 +165,7 @@ export async function* paginate(
 			yield { records, next, answeredAt: headerDate(headers) };
 			if (next === undefined || remaining <= 0 || pagesLeft <= 0) return;
 			if (options.shouldContinue && !options.shouldContinue()) return;
-			current = ahead ?? new PageRequest(this, next, request(), pageBuffer);
+			current = ahead ?? pageAt(next);
 			ahead = undefined;
 		}
 	} finally {
