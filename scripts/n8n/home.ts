@@ -195,7 +195,7 @@ export class N8nHome implements N8nEnvironment {
 			const taken = new Set(queue.workers.map((worker) => worker.name));
 			let number = 1;
 			while (taken.has(`worker-${number}`)) number++;
-			const worker = await startWorker(this, `worker-${number}`);
+			const worker = await startWorker(this, `worker-${number}`, queue.services.logDir);
 			queue.workers.push(worker);
 			queue.started.push(worker);
 		}

@@ -2,8 +2,24 @@ import { createServer } from 'node:net';
 
 import { HarnessError } from './errors';
 
-/** A port that was free a moment ago (the OS picks it). */
+/**
+ * Ports this process has handed out: the OS may offer a port again as soon as the probe that found
+ * it closes (69 repeats in 1,000 calls here), and n8n's own port and its task broker's, taken one
+ * after the other, once came out the same (CI: "Task Broker's port ... is already in use").
+ */
+const handedOut = new Set<number>();
+
+/** A port that was free a moment ago (the OS picks it), never one this process handed out before. */
 export async function freePort(): Promise<number> {
+	for (;;) {
+		const port = await probeFreePort();
+		if (handedOut.has(port)) continue;
+		handedOut.add(port);
+		return port;
+	}
+}
+
+async function probeFreePort(): Promise<number> {
 	return await new Promise((resolve, reject) => {
 		const server = createServer();
 		server.unref();

@@ -1,8 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
+import { openChildLog } from './childLog';
 import { n8nCommand, type N8nEnvironment } from './cli';
 import { HarnessError, tail } from './errors';
 import { delay, freePort, isPortTaken, waitFor } from './net';
@@ -35,6 +36,8 @@ export interface QueueServices {
 	env: Record<string, string>;
 	/** Rows of a query in n8n's database, as JSON objects. */
 	query<T>(sql: string): T[];
+	/** Where the installation's n8n processes write their output (removed with it). */
+	logDir: string;
 	stop(): Promise<void>;
 }
 
@@ -108,6 +111,7 @@ export async function startQueueServices(): Promise<QueueServices> {
 			const text = psql(`SELECT coalesce(json_agg(q), '[]') FROM (${sql}) q`).trim();
 			return JSON.parse(text) as T[];
 		},
+		logDir: dir,
 		async stop() {
 			redis.kill('SIGTERM');
 			try {
@@ -163,52 +167,41 @@ const WORKER_READY = 'n8n worker is now ready';
 export async function startWorker(
 	home: N8nEnvironment,
 	name: string,
+	logDir: string,
 	concurrency = 5,
 ): Promise<N8nWorker> {
 	const [command, args] = n8nCommand(['worker', `--concurrency=${concurrency}`]);
 	const env = { ...home.env, N8N_RUNNERS_BROKER_PORT: String(await freePort()) };
+	// STOCKROOM_N8N_LOG_DIR keeps every worker's output, for looking into a failed run
+	const log = openChildLog(process.env.STOCKROOM_N8N_LOG_DIR ?? logDir, `worker-${name}`);
 	const child = spawn(
 		'unshare',
 		['--uts', 'bash', '-c', 'hostname "$0" && exec "$@"', name, command, ...args],
-		{ env, stdio: ['ignore', 'pipe', 'pipe'] },
+		{ env, stdio: log.stdio },
 	);
-	// STOCKROOM_N8N_LOG_DIR keeps every worker's output too, for looking into a failed run
-	const log = process.env.STOCKROOM_N8N_LOG_DIR
-		? createWriteStream(
-				path.join(process.env.STOCKROOM_N8N_LOG_DIR, `worker-${name}-${Date.now()}.log`),
-			)
-		: undefined;
-	let output = '';
-	const collect = (chunk: string) => {
-		output = (output + chunk).slice(-OUTPUT_LIMIT);
-		log?.write(chunk);
-	};
-	child.stdout.setEncoding('utf8').on('data', collect);
-	child.stderr.setEncoding('utf8').on('data', collect);
+	log.spawned();
+	const output = () => log.text().slice(-OUTPUT_LIMIT);
 	const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 	await waitFor(
 		`worker ${name} to be ready`,
 		() => {
-			if (output.includes(WORKER_READY)) return true;
+			if (log.text().includes(WORKER_READY)) return true;
 			if (child.exitCode !== null) {
-				throw new HarnessError(`worker ${name} exited ${child.exitCode}\n${tail(output)}`);
+				throw new HarnessError(`worker ${name} exited ${child.exitCode}\n${tail(output())}`);
 			}
 			return undefined;
 		},
 		120_000,
 		200,
 	);
-	const started: string[] = [];
 	const pattern = /Worker started execution (\d+)/g;
 	return {
 		name,
 		pid: child.pid as number,
 		startedExecutions() {
-			started.length = 0;
-			for (const match of output.matchAll(pattern)) started.push(match[1]);
-			return [...new Set(started)];
+			return [...new Set(Array.from(log.text().matchAll(pattern), (match) => match[1]))];
 		},
-		output: () => output,
+		output,
 		async stop() {
 			child.kill('SIGTERM');
 			await exited;
