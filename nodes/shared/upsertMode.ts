@@ -78,7 +78,7 @@ export interface UpsertItem {
 	validation: Omit<ValidateOptions, 'mode'>;
 	/** Merge: the stored record with this External ID, when there is one. */
 	existing?: IDataObject;
-	/** Merge: this item's place among the items of the run with the same External ID. */
+	/** This item's place among the items of the run with the same External ID. */
 	turn?: Turn;
 }
 
@@ -86,9 +86,11 @@ export interface UpsertItem {
 type TurnResult = { record?: IDataObject; failedItem?: number };
 
 /**
- * Items of one run with the same External ID are written one after another, in item order: the
- * first creates the record (or changes the stored one), each next one merges into what the one
- * before it wrote. Written at once, two PUTs of a new record would replace each other.
+ * Items of one run with the same External ID are written one after another, in item order, so
+ * the last one given is what stays. Merge: the first creates the record (or changes the stored
+ * one), each next one merges into what the one before it wrote; written at once, two PUTs of a
+ * new record would replace each other and two changes would undo each other. Replace: written
+ * at once, they would reach the service in any order and any of them could be the one kept.
  */
 interface Turn {
 	item: number;
@@ -101,12 +103,14 @@ export const readUpsertMode = (context: IExecuteFunctions, i: number): UpsertMod
 	context.getNodeParameter('mode', i, 'replace') === 'merge' ? 'merge' : 'replace';
 
 /**
- * Merge's lookup: the stored records of every Merge item, by External ID, in batches (one list
- * request for many items). An item whose record does not exist yet is created, so it must then
- * be a whole record: checked here, before anything is written. With `byId`, an item that names
- * a service ID is written to that record without a lookup.
+ * Work on all of a run's Create or Update items before any is written. Merge's lookup: the stored
+ * records of every Merge item, by External ID, in batches (one list request for many items). An
+ * item whose record does not exist yet is created, so it must then be a whole record: checked
+ * here, before anything is written. With `byId`, an item that names a service ID is written to
+ * that record without a lookup. Then items that name the same record take turns (see Turn),
+ * whatever their mode.
  */
-export function mergeLookup(schema: ResourceSchema, path: string, nouns: string, byId = false) {
+export function upsertBatch(schema: ResourceSchema, path: string, nouns: string, byId = false) {
 	return async function batch(
 		this: IExecuteFunctions,
 		prepared: Map<number, UpsertItem>,
@@ -115,37 +119,40 @@ export function mergeLookup(schema: ResourceSchema, path: string, nouns: string,
 			([, item]) => item.mode === 'merge' && !(byId && typeof item.body.id === 'string'),
 		);
 		const failures = new Map<number, unknown>();
-		if (!merging.length) return failures;
-		const [firstIndex, first] = merging[0];
-		let found: Map<string, IDataObject[]>;
-		try {
-			found = await findByField(
-				this,
-				path,
-				nouns,
-				'externalId',
-				merging.map(([, item]) => String(item.body.externalId)),
-				{ retry: first.retry, itemIndex: firstIndex, label: 'External ID' },
-			);
-		} catch (error) {
-			for (const [i] of merging) failures.set(i, error);
-			return failures;
+		let found = new Map<string, IDataObject[]>();
+		if (merging.length) {
+			const [firstIndex, first] = merging[0];
+			try {
+				found = await findByField(
+					this,
+					path,
+					nouns,
+					'externalId',
+					merging.map(([, item]) => String(item.body.externalId)),
+					{ retry: first.retry, itemIndex: firstIndex, label: 'External ID' },
+				);
+			} catch (error) {
+				for (const [i] of merging) failures.set(i, error);
+			}
 		}
-		const byKey = new Map<string, Array<[number, UpsertItem]>>();
-		for (const entry of merging) {
-			const key = String(entry[1].body.externalId);
-			byKey.set(key, [...(byKey.get(key) ?? []), entry]);
+		const looked = new Set(merging.filter(([i]) => !failures.has(i)).map(([i]) => i));
+		const byRecord = new Map<string, Array<[number, UpsertItem]>>();
+		for (const entry of prepared) {
+			const key = recordKey(entry[1]);
+			if (key === undefined || failures.has(entry[0])) continue;
+			byRecord.set(key, [...(byRecord.get(key) ?? []), entry]);
 		}
-		for (const [key, items] of byKey) {
-			const [existing] = found.get(key) ?? [];
+		for (const items of byRecord.values()) {
 			let previous: Promise<TurnResult> | undefined;
 			for (const [i, item] of items) {
-				item.existing = existing;
-				if (!existing && !previous) {
-					const issues = creationIssues(schema, item);
-					if (issues) {
-						failures.set(i, issues);
-						continue;
+				if (looked.has(i)) {
+					[item.existing] = found.get(String(item.body.externalId)) ?? [];
+					if (!item.existing && !previous) {
+						const issues = creationIssues(schema, item);
+						if (issues) {
+							failures.set(i, issues);
+							continue;
+						}
 					}
 				}
 				if (items.length === 1) continue;
@@ -157,6 +164,14 @@ export function mergeLookup(schema: ResourceSchema, path: string, nouns: string,
 		}
 		return failures;
 	};
+}
+
+/** The record an item writes, as far as its fields tell: its External ID, else its service ID. */
+function recordKey({ body }: UpsertItem): string | undefined {
+	if (body.externalId !== undefined && body.externalId !== null) {
+		return `externalId ${String(body.externalId)}`;
+	}
+	return typeof body.id === 'string' ? `id ${body.id}` : undefined;
 }
 
 /** Why an item cannot create its record, if it cannot: fields a new record needs. */
@@ -174,8 +189,9 @@ function creationIssues(schema: ResourceSchema, item: UpsertItem): InvalidItemEr
 }
 
 /**
- * Writes a Merge item in its turn (see Turn): `write` gets the record to merge into, the one the
- * previous item with the same External ID wrote, else the stored one; none when it creates.
+ * Writes an item in its turn (see Turn). Merge: `write` gets the record to merge into, the one
+ * the previous item with the same External ID wrote, else the stored one; none when it creates.
+ * Replace needs nothing from the item before it, so a failure there does not stop it.
  */
 export async function writeInTurn(
 	context: IExecuteFunctions,
@@ -186,9 +202,10 @@ export async function writeInTurn(
 	if (!turn) return await write(item.existing);
 	const before: TurnResult = turn.previous ? await turn.previous : { record: item.existing };
 	// what the next item with this External ID finds: a failure unless the write succeeds
-	let result: TurnResult = { failedItem: before.failedItem ?? turn.item };
+	let result: TurnResult = { failedItem: turn.item };
 	try {
-		if (before.failedItem !== undefined) {
+		if (item.mode === 'merge' && before.failedItem !== undefined) {
+			result = { failedItem: before.failedItem };
 			throw new NodeOperationError(
 				context.getNode(),
 				`Not written: item ${before.failedItem}, with the same External ID ${JSON.stringify(item.body.externalId)}, failed before it`,
@@ -197,7 +214,7 @@ export async function writeInTurn(
 				},
 			);
 		}
-		const record = await write(before.record);
+		const record = await write(item.mode === 'merge' ? before.record : undefined);
 		result = { record };
 		return record;
 	} finally {

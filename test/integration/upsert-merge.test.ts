@@ -136,6 +136,80 @@ describe('Create or Update, version 2: Merge and Replace, against the sandbox', 
 		expect(apiCalls().map((call) => call.method)).toEqual(['PUT']);
 	});
 
+	// after the first item, several are written at once; the call of the first twin is held up at
+	// the service, so the second would reach it first and the first twin's values would be kept
+	test('Replace: items with the same External ID are written in item order, the last one given is what stays', async () => {
+		sandbox.failNext(1, 'slow', 1);
+		const [items] = await run(
+			assets,
+			{ operation: 'upsert', mode: 'replace', inputMode: 'json' },
+			{
+				input: [
+					{ externalId: 'JAMF-000001', deviceName: 'Other', status: 'New', hardwareVendor: 'HP' },
+					{ externalId: 'TWICE-1', deviceName: 'First', status: 'New', hardwareVendor: 'HP' },
+					{ externalId: 'TWICE-1', deviceName: 'Second', status: 'Deployed', hardwareVendor: 'HP' },
+				],
+			},
+		);
+		expect(items.map((item) => item.json.deviceName)).toEqual(['Other', 'First', 'Second']);
+		const stored = sandbox.store.assets.all().filter((asset) => asset.externalId === 'TWICE-1');
+		expect(stored).toEqual([expect.objectContaining({ deviceName: 'Second', status: 'Deployed' })]);
+		expect(items[2].json.id).toBe(items[1].json.id);
+		expect(writes().map((call) => [(call.body as IDataObject).deviceName, call.fault])).toEqual([
+			['Other', undefined],
+			['First', 'slow'],
+			['Second', undefined],
+		]);
+	});
+
+	test('Replace with Continue On Fail: an item whose twin before it failed is still written (it needs nothing from it)', async () => {
+		sandbox.failNext(1, '500');
+		const [items] = await run(
+			assets,
+			{ operation: 'upsert', mode: 'replace', inputMode: 'json', options: { maxAttempts: 1 } },
+			{
+				input: [
+					{ externalId: 'TWICE-2', deviceName: 'First', status: 'New', hardwareVendor: 'HP' },
+					{ externalId: 'TWICE-2', deviceName: 'Second', status: 'New', hardwareVendor: 'HP' },
+				],
+				continueOnFail: true,
+			},
+		);
+		expect(items[0]).toMatchObject({
+			json: { error: expect.any(String) },
+			pairedItem: { item: 0 },
+		});
+		expect(items[1]).toMatchObject({ json: { deviceName: 'Second' }, pairedItem: { item: 1 } });
+		expect(storedAsset('TWICE-2')).toMatchObject({ deviceName: 'Second' });
+	});
+
+	test('a Replace and then a Merge of the same new External ID: the Merge changes what the Replace created', async () => {
+		sandbox.failNext(1, 'slow', 1);
+		const [items] = await run(
+			assets,
+			{
+				operation: 'upsert',
+				mode: '={{ $json.mode }}',
+				inputMode: 'json',
+				options: { ignoreUnknownFields: true },
+			},
+			{
+				input: [
+					{
+						mode: 'replace',
+						externalId: 'TWICE-3',
+						deviceName: 'Made',
+						status: 'New',
+						hardwareVendor: 'HP',
+					},
+					{ mode: 'merge', externalId: 'TWICE-3', notes: 'then merged' },
+				],
+			},
+		);
+		expect(items[1].json).toMatchObject({ deviceName: 'Made', notes: 'then merged' });
+		expect(storedAsset('TWICE-3')).toMatchObject({ deviceName: 'Made', notes: 'then merged' });
+	});
+
 	test('Merge looks existing records up in batches: one list request for many items, PATCH what exists, PUT what does not', async () => {
 		const existing = sandbox.store.assets.all().slice(0, 20) as IDataObject[];
 		const input = [
@@ -377,6 +451,30 @@ describe('Create or Update, version 2: Merge and Replace, against the sandbox', 
 		expect(after).not.toHaveProperty('renewalDate');
 		expect(after).not.toHaveProperty('paymentMethod');
 		expect(apiCalls().map((call) => call.method)).toEqual(['PUT']);
+	});
+
+	test('Replace of the same contract twice in one run: the second is what stays', async () => {
+		sandbox.failNext(1, 'slow', 1);
+		const vendorName = String(storedContract('CTR-2022-00001')!.vendorName);
+		const replacement = (ref: string) => ({
+			externalId: 'CTR-2022-00001',
+			ref,
+			type: 'MSA',
+			vendorName,
+			agreementDate: '2024-01-01',
+		});
+		await run(
+			contracts,
+			{ operation: 'upsert', mode: 'replace', inputMode: 'json' },
+			{
+				input: [
+					{ ...replacement('PO-OTHER'), externalId: 'CTR-OTHER' },
+					replacement('PO-FIRST'),
+					replacement('PO-SECOND'),
+				],
+			},
+		);
+		expect(storedContract('CTR-2022-00001')!.ref).toBe('PO-SECOND');
 	});
 
 	describe('Map Columns', () => {

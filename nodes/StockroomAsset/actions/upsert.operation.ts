@@ -14,7 +14,7 @@ import { validateRecord } from '../../shared/schema/validate';
 import { apiRequest } from '../../shared/transport';
 import {
 	mergeFormProperties,
-	mergeLookup,
+	upsertBatch,
 	readUpsertMode,
 	upsertModeProperties,
 	writeInTurn,
@@ -55,7 +55,7 @@ const properties: INodeProperties[] = [
 
 export const description = showFor(['upsert'], properties);
 
-/** Writes are independent per item, so several are in flight at once. */
+/** Several items are written at once; items with the same External ID take turns (upsertBatch). */
 export const concurrency = 8;
 export const writes = true;
 
@@ -114,7 +114,7 @@ export async function prepare(
 	return { body: record, retry: readRetryPolicy(options), mode, validation };
 }
 
-export const batch = mergeLookup(assetSchema, ASSETS_PATH, 'assets', true);
+export const batch = upsertBatch(assetSchema, ASSETS_PATH, 'assets', true);
 
 export async function execute(
 	this: IExecuteFunctions,
@@ -123,7 +123,9 @@ export async function execute(
 ): Promise<IDataObject[]> {
 	const { body, retry, mode } = item;
 	const write = async (existing: IDataObject | undefined) => {
-		const target = existing?.id ?? (mode === 'merge' ? body.id : undefined);
+		// Merge writes to the asset an item names by its service ID, else to the one it found
+		const named = mode === 'merge' && typeof body.id === 'string' ? body.id : undefined;
+		const target = named ?? existing?.id;
 		if (typeof target === 'string') {
 			// fields left out stay as they are: only the given ones are sent
 			const changes = { ...body };

@@ -16,7 +16,7 @@ import { validateRecord } from '../../shared/schema/validate';
 import { apiRequest } from '../../shared/transport';
 import {
 	mergeFormProperties,
-	mergeLookup,
+	upsertBatch,
 	readUpsertMode,
 	upsertModeProperties,
 	writeInTurn,
@@ -97,7 +97,7 @@ const properties: INodeProperties[] = [
 
 export const description = showFor(['upsert'], properties);
 
-/** Writes are independent per item, so several are in flight at once. */
+/** Several items are written at once; items with the same External ID take turns (upsertBatch). */
 export const concurrency = 8;
 export const writes = true;
 
@@ -153,7 +153,7 @@ export async function prepare(this: IExecuteFunctions, i: number): Promise<Upser
 	return { body: record, retry: readRetryPolicy(options), mode, validation: { unknownFields } };
 }
 
-export const batch = mergeLookup(contractSchema, CONTRACTS_PATH, 'contracts');
+export const batch = upsertBatch(contractSchema, CONTRACTS_PATH, 'contracts');
 
 /**
  * The stored contract with the given fields over it (a field given as null is cleared). Line

@@ -13,7 +13,7 @@ describe('the harness and the processes it starts', () => {
 
 	// queue mode tells which worker ran an execution from the worker's "started" line; a run that
 	// failed fast was seen finished in the database before a pipe had delivered that line (CI)
-	it("has what a child wrote before an event seen elsewhere, without waiting for our event loop", async () => {
+	it('has what a child wrote before an event seen elsewhere, without waiting for our event loop', async () => {
 		const log = openChildLog(dir, 'child');
 		const flag = path.join(dir, 'flag');
 		const child = spawn(
