@@ -215,6 +215,7 @@ describe('Stockroom Asset in real n8n', () => {
 	let second: StoredRecord;
 	let invalidFilterId: string;
 	let invalidItemWorkflowId: string;
+	let twinsWorkflowId: string;
 	const calls = (method: string, path: string) =>
 		sandbox.journal().filter((entry) => entry.method === method && entry.path === path);
 	const ids = (items: IDataObject[]) => items.map((item) => item.id);
@@ -225,7 +226,7 @@ describe('Stockroom Asset in real n8n', () => {
 		home = await createN8nHome();
 		const credential = { id: 'stockroomAssetE2e', name: 'Stockroom' };
 		await home.importCredential({ ...credential, ...sandboxCredentialInput(sandbox) });
-		const [operationsId, invalidId, invalidItemId] = await home.importWorkflows([
+		const [operationsId, invalidId, invalidItemId, twinsId] = await home.importWorkflows([
 			operationsWorkflow(credential, { id: first.id, externalId: String(second.externalId) }),
 			buildWorkflow('Invalid filter expression', credential, [
 				[
@@ -251,9 +252,20 @@ describe('Stockroom Asset in real n8n', () => {
 					asset('Upsert rows', { operation: 'upsert', inputMode: 'json' }),
 				],
 			]),
+			buildWorkflow('Same External ID twice', credential, [
+				[
+					jsonItems('Twins', [
+						{ externalId: 'E2E-OTHER-1', deviceName: 'Other', ...REQUIRED },
+						{ externalId: 'E2E-TWIN-1', deviceName: 'First', ...REQUIRED },
+						{ externalId: 'E2E-TWIN-1', deviceName: 'Second', ...REQUIRED, status: 'Deployed' },
+					]),
+					asset('Replace twins', { operation: 'upsert', mode: 'replace', inputMode: 'json' }),
+				],
+			]),
 		]);
 		invalidFilterId = invalidId;
 		invalidItemWorkflowId = invalidItemId;
+		twinsWorkflowId = twinsId;
 		seeded = JSON.parse(JSON.stringify(sandbox.store.assets.all())) as IDataObject[];
 		run = await home.executeWorkflow(operationsId);
 	});
@@ -505,5 +517,30 @@ describe('Stockroom Asset in real n8n', () => {
 		});
 		expect(sandbox.stats().totalRequests).toBe(0);
 		expect(sandbox.store.assets.findByExternalId('E2E-STOP-1')).toBeUndefined();
+	});
+
+	// the first twin's call is held up at the service: written at once, the second twin would
+	// reach it first and the first twin's values would be kept
+	test('Replace, the same External ID twice in one run: written in item order, the last one stays', async () => {
+		sandbox.resetStats();
+		sandbox.failNext(1, 'slow', 1);
+		const twins = await home.executeWorkflow(twinsWorkflowId);
+		expect(twins.error).toBeUndefined();
+		expect(twins.status).toBe('success');
+		expect(twins.outputs['Replace twins'].map((item) => item.deviceName)).toEqual([
+			'Other',
+			'First',
+			'Second',
+		]);
+		expect(sandbox.store.assets.findByExternalId('E2E-TWIN-1')).toMatchObject({
+			deviceName: 'Second',
+			status: 'Deployed',
+		});
+		expect(
+			sandbox
+				.journal()
+				.filter((call) => call.method === 'PUT')
+				.map((call) => call.fault),
+		).toEqual([undefined, 'slow', undefined]);
 	});
 });
