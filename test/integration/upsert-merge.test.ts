@@ -210,6 +210,36 @@ describe('Create or Update, version 2: Merge and Replace, against the sandbox', 
 		expect(storedAsset('TWICE-3')).toMatchObject({ deviceName: 'Made', notes: 'then merged' });
 	});
 
+	// the ID picks the asset; the External ID is then one of its fields to change, and taking
+	// another asset's External ID is the service's conflict, never a write to that other asset
+	test('Merge: an item that names an asset ID writes to that asset, even after a twin with its External ID', async () => {
+		const [named, other] = sandbox.store.assets.all();
+		const externalId = String(other.externalId);
+		const [items] = await run(
+			assets,
+			{ operation: 'upsert', inputMode: 'json' },
+			{
+				input: [
+					{ externalId, notes: 'the twin' },
+					{ id: named.id, externalId, notes: 'by ID' },
+				],
+				continueOnFail: true,
+			},
+		);
+		expect(items[0].json).toMatchObject({ id: other.id, notes: 'the twin' });
+		expect(items[1].json.error).toBe(
+			`Could not update the asset ${JSON.stringify(externalId)}: Conflict [item 1]`,
+		);
+		expect(writes().map((call) => [call.method, call.path])).toEqual([
+			['PATCH', `/api/assets/v1/${String(other.id)}`],
+			['PATCH', `/api/assets/v1/${String(named.id)}`],
+		]);
+		expect(sandbox.store.assets.findByExternalId(externalId)).toMatchObject({
+			id: other.id,
+			notes: 'the twin',
+		});
+	});
+
 	test('Merge looks existing records up in batches: one list request for many items, PATCH what exists, PUT what does not', async () => {
 		const existing = sandbox.store.assets.all().slice(0, 20) as IDataObject[];
 		const input = [
