@@ -135,17 +135,19 @@ export function upsertBatch(schema: ResourceSchema, path: string, nouns: string,
 				for (const [i] of merging) failures.set(i, error);
 			}
 		}
-		const looked = new Set(merging.filter(([i]) => !failures.has(i)).map(([i]) => i));
+		const lookedUp = new Set(merging.map(([i]) => i));
 		const byRecord = new Map<string, Array<[number, UpsertItem]>>();
 		for (const entry of prepared) {
 			const key = recordKey(entry[1]);
 			if (key === undefined || failures.has(entry[0])) continue;
-			byRecord.set(key, [...(byRecord.get(key) ?? []), entry]);
+			const twins = byRecord.get(key);
+			if (twins) twins.push(entry);
+			else byRecord.set(key, [entry]);
 		}
 		for (const items of byRecord.values()) {
 			let previous: Promise<TurnResult> | undefined;
 			for (const [i, item] of items) {
-				if (looked.has(i)) {
+				if (lookedUp.has(i)) {
 					[item.existing] = found.get(String(item.body.externalId)) ?? [];
 					if (!item.existing && !previous) {
 						const issues = creationIssues(schema, item);
