@@ -153,6 +153,8 @@ export function upsertBatch(schema: ResourceSchema, path: string, nouns: string,
 						const issues = creationIssues(schema, item);
 						if (issues) {
 							failures.set(i, issues);
+							// its twins take their turns after it, as after a failed write
+							previous = Promise.resolve({ failedItem: i });
 							continue;
 						}
 					}

@@ -393,6 +393,64 @@ describe('Create or Update, version 2: Merge and Replace, against the sandbox', 
 		expect(storedAsset('DUP-2')).toBeUndefined();
 	});
 
+	test('with Continue On Fail, when the first item of a new External ID fails the check before writing, the next item with it is not written either', async () => {
+		const [items] = await run(
+			assets,
+			{ operation: 'upsert', inputMode: 'json' },
+			{
+				input: [
+					// a new asset without the required fields: refused before anything is written
+					{ externalId: 'DUP-3', notes: 'first, half' },
+					// whole on its own, but it merges into what item 0 would have written
+					{ externalId: 'DUP-3', deviceName: 'Second', status: 'New', hardwareVendor: 'HP' },
+				],
+				continueOnFail: true,
+			},
+		);
+		expect(items[0].json.error).toMatch(/^Invalid new asset .*Device Name/);
+		expect(items[1]).toMatchObject({
+			json: {
+				error: 'Not written: item 0, with the same External ID "DUP-3", failed before it [item 1]',
+			},
+			pairedItem: { item: 1 },
+		});
+		expect(writes()).toEqual([]);
+		expect(storedAsset('DUP-3')).toBeUndefined();
+	});
+
+	test('Merge of contracts reads each contract just before its write: a change made after the lookup is kept', async () => {
+		const [first, second] = sandbox.store.contracts.all().slice(0, 2);
+		// calls: the lookup, item 0's read, item 0's write (held up), then item 1's read and write
+		sandbox.failNext(1, 'slow', 2);
+		const running = run(
+			contracts,
+			{ operation: 'upsert', inputMode: 'json' },
+			{
+				input: [
+					{ externalId: String(first.externalId), notes: 'merged 0' },
+					{ externalId: String(second.externalId), terminationNoticeDays: 77 },
+				],
+			},
+		);
+		// while item 0's write is held up, someone changes the other contract
+		while (!sandbox.journal().some((call) => call.fault === 'slow'))
+			await new Promise((resolve) => setTimeout(resolve, 5));
+		const changed = sandbox.store.contracts.put({ ...second, notes: 'changed meanwhile' });
+		await running;
+		expect(sandbox.store.contracts.get(second.id)).toMatchObject({
+			notes: 'changed meanwhile',
+			terminationNoticeDays: 77,
+		});
+		expect(changed.notes).toBe('changed meanwhile');
+		const paths = apiCalls().map((call) => `${call.method} ${call.path}`);
+		expect(paths.slice(1)).toEqual([
+			`GET /api/contracts/v1/${first.id}`,
+			'PUT /api/contracts/v1',
+			`GET /api/contracts/v1/${second.id}`,
+			'PUT /api/contracts/v1',
+		]);
+	});
+
 	test('the same stored contract twice in one run: both changes are kept (the second merges into what the first wrote)', async () => {
 		await run(
 			contracts,
@@ -408,7 +466,8 @@ describe('Create or Update, version 2: Merge and Replace, against the sandbox', 
 			notes: 'first change',
 			terminationNoticeDays: 45,
 		});
-		expect(apiCalls().map((call) => call.method)).toEqual(['GET', 'PUT', 'PUT']);
+		// the lookup, then each write read just before it: the second reads what the first wrote
+		expect(apiCalls().map((call) => call.method)).toEqual(['GET', 'GET', 'PUT', 'GET', 'PUT']);
 	});
 
 	test('Merge of a contract keeps every field, line items and documents it is not given (read, then written back)', async () => {
@@ -426,11 +485,13 @@ describe('Create or Update, version 2: Merge and Replace, against the sandbox', 
 			terminationNoticeDays: 30,
 		});
 		const calls = apiCalls();
-		expect(calls.map((call) => call.method)).toEqual(['GET', 'PUT']);
+		expect(calls.map((call) => call.method)).toEqual(['GET', 'GET', 'PUT']);
 		expect(calls[0].query.filter).toBe('externalId eq "CTR-2022-00001"');
+		// the contract read again just before its write
+		expect(calls[1].path).toBe(`/api/contracts/v1/${String(before.id)}`);
 		// line items and documents are left out of the PUT: the service keeps them
-		expect(calls[1].body).not.toHaveProperty('lineItems');
-		expect(calls[1].body).not.toHaveProperty('documents');
+		expect(calls[2].body).not.toHaveProperty('lineItems');
+		expect(calls[2].body).not.toHaveProperty('documents');
 	});
 
 	test('Merge of a contract with line items given applies the service line-item rules to them only', async () => {

@@ -178,7 +178,17 @@ export async function execute(
 	i: number,
 ): Promise<IDataObject[]> {
 	const write = async (existing: IDataObject | undefined) => {
-		const body = existing ? merged(existing, item.body, this.getTimezone()) : item.body;
+		// the contract as it is now, read just before the write: the batch lookup ran before any
+		// item was written, and a change made since would otherwise be overwritten
+		const current = existing
+			? await apiRequest.call(this, 'GET', `${CONTRACTS_PATH}/${String(existing.id)}`, {
+					operation: `read the contract "${String(item.body.externalId)}" to merge into it`,
+					answer: 'record',
+					itemIndex: i,
+					retry: item.retry,
+				})
+			: undefined;
+		const body = current ? merged(current, item.body, this.getTimezone()) : item.body;
 		return await apiRequest.call(this, 'PUT', CONTRACTS_PATH, {
 			body,
 			operation: `create or update the contract "${String(body.externalId)}"`,
