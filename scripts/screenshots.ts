@@ -185,7 +185,7 @@ const PANELS: Scene[] = [
 			missingRecords: 'setStatus',
 			missingStatus: 'Retired',
 			dryRun: true,
-			options: { maxRemovalPercent: 5 },
+			maxRemovalPercent: 5,
 		},
 	}),
 ];

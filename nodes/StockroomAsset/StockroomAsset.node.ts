@@ -1,7 +1,7 @@
 import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 import { getAssetCustomFields, getAssetFilterFields } from '../shared/methods/loadOptions';
 import { searchAssets } from '../shared/methods/listSearch';
-import { getAssetMappingColumns } from '../shared/methods/resourceMapping';
+import { getAssetMappingColumns, getAssetSyncColumns } from '../shared/methods/resourceMapping';
 import { createRouter } from '../shared/runItems';
 import { operations, properties } from './actions';
 import { requireSupportedN8n } from '../shared/supportedN8n';
@@ -31,7 +31,7 @@ export class StockroomAsset implements INodeType {
 	methods = {
 		listSearch: { searchAssets },
 		loadOptions: { getAssetCustomFields, getAssetFilterFields },
-		resourceMapping: { getAssetMappingColumns },
+		resourceMapping: { getAssetMappingColumns, getAssetSyncColumns },
 	};
 
 	execute = createRouter(operations);

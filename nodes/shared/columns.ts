@@ -1,9 +1,10 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
-import { toServiceDate } from './dates';
 import { normalizeRecord } from './records';
 import type { CustomFieldDefinition } from './schema/asset';
 import type { Fields } from './schema/fields';
-import { isPlainObject } from './schema/values';
+import { wrapCustomValue } from './schema/customValues';
+import { findDefinition } from './schema/validate';
+import { hasValue, isPlainObject } from './schema/values';
 
 /** A custom field's column id: `customFieldValues.<lookup key>`. */
 export const CUSTOM_COLUMN_PREFIX = 'customFieldValues.';
@@ -33,36 +34,6 @@ export const columnsProperty: INodeProperties = {
 	displayOptions: { show: { inputMode: ['map'] } },
 };
 
-const isEmpty = (value: unknown) => value === undefined || value === null || value === '';
-
-/** One custom field's wire value (`customFieldValues` wrapper) from a mapped column. */
-function wrap(value: unknown, definition: CustomFieldDefinition | undefined, timezone: string) {
-	switch (definition?.type) {
-		case 'Number':
-			return { numberValue: typeof value === 'string' ? Number(value) : value };
-		case 'Date':
-			return { textValue: toServiceDate(value, timezone) };
-		case 'Option':
-			return {
-				optionValue: Array.isArray(value)
-					? value
-					: String(value)
-							.split(',')
-							.map((label) => label.trim())
-							.filter(Boolean),
-			};
-		case 'Link':
-			return { linkValue: { href: String(value) } };
-		case 'Currency': {
-			// "1299.50 EUR": the amount and its code in one column
-			const [amount, currency] = String(value).trim().split(/\s+/);
-			return { currencyValue: { value: Number(amount), currency } };
-		}
-		default:
-			return { textValue: String(value) };
-	}
-}
-
 /**
  * The record the mapped columns give for an item: the values mapped below, or the item's own
  * fields with the columns' names (Map Automatically). Empty values are not sent, so nothing is
@@ -85,13 +56,14 @@ export function readColumns(
 	const record: IDataObject = {};
 	const custom: IDataObject = {};
 	for (const [id, value] of Object.entries(values)) {
-		if (isEmpty(value)) continue;
+		if (!hasValue(value)) continue;
 		if (id.startsWith(CUSTOM_COLUMN_PREFIX)) {
 			const key = id.slice(CUSTOM_COLUMN_PREFIX.length);
-			const definition = definitions.find(
-				(candidate) => candidate.lookupKey.toLowerCase() === key.toLowerCase(),
-			);
-			custom[key] = wrap(value, definition, timezone) as IDataObject;
+			custom[key] = wrapCustomValue(
+				value,
+				findDefinition(key, definitions),
+				timezone,
+			) as IDataObject;
 		} else if (fields[id] && !fields[id].readOnly) {
 			record[id] = value as IDataObject[string];
 		}

@@ -39,8 +39,9 @@ export function lookupBatches(field: string, values: readonly string[]): string[
 /**
  * The records whose `field` has one of these values, by value: one filtered list request per
  * batch (`field eq "a" or field eq "b" ...`), never one request per record. The service compares
- * text case-insensitively, but a write matches an External ID exactly: only exact matches count.
- * A value two records share gives both.
+ * text case-insensitively, but a write matches an External ID exactly: by default only exact
+ * matches count; `form` makes values equal when their forms are (Sync's keys: case aside), and
+ * the map is then keyed by form. A value two records share gives both.
  */
 export async function findByField(
 	context: RequestContext,
@@ -48,8 +49,14 @@ export async function findByField(
 	nouns: string,
 	field: string,
 	values: readonly string[],
-	options: { retry?: RetryPolicy; itemIndex?: number; label?: string },
+	options: {
+		retry?: RetryPolicy;
+		itemIndex?: number;
+		label?: string;
+		form?: (value: string) => string;
+	},
 ): Promise<Map<string, IDataObject[]>> {
+	const form = options.form ?? ((value: string) => value);
 	const found = new Map<string, IDataObject[]>();
 	for (const batch of lookupBatches(field, values)) {
 		const filter = printFilter(any(...batch.map((value) => compare(field, 'eq', value)))!);
@@ -66,11 +73,13 @@ export async function findByField(
 				},
 			),
 		);
-		const wanted = new Set(batch);
+		const wanted = new Set(batch.map(form));
 		for (const record of records) {
 			const value = record[field];
-			if (typeof value === 'string' && wanted.has(value))
-				found.set(value, [...(found.get(value) ?? []), record]);
+			if (typeof value !== 'string' || !wanted.has(form(value))) continue;
+			const matches = found.get(form(value));
+			if (matches) matches.push(record);
+			else found.set(form(value), [record]);
 		}
 	}
 	return found;

@@ -8,6 +8,7 @@ import {
 } from 'n8n-workflow';
 import { FilterConditionError } from './filter';
 import { FilterInputError } from './filterInput';
+import { runPooled } from './pool';
 import type { FieldIssue } from './schema/validate';
 
 /** Values one execution shares across items (e.g. custom field definitions, read once). */
@@ -135,12 +136,13 @@ export async function runItems(
 
 	const results = new Map<number, IDataObject[]>();
 	const pending = [...prepared.keys()];
-	let next = 0;
 	let fatal: Error | undefined;
-	const work = async (until: number) => {
-		// with On Error: Stop, no item starts once one has failed; those under way finish
-		while (next < Math.min(until, pending.length) && !fatal) {
-			const i = pending[next++];
+	// with On Error: Stop, no item starts once one has failed; those under way finish
+	await runPooled(
+		pending.length,
+		operation.concurrency ?? 1,
+		async (index) => {
+			const i = pending[index];
 			try {
 				results.set(i, await operation.execute.call(this, prepared.get(i), i, cache));
 			} catch (error) {
@@ -148,16 +150,8 @@ export async function runItems(
 				if (continueOnFail) failures.set(i, itemError);
 				else fatal ??= itemError;
 			}
-		}
-	};
-	// the first call alone: n8n fetches a missing OAuth2 token per call, so parallel first calls
-	// would each fetch one
-	await work(1);
-	await Promise.all(
-		Array.from(
-			{ length: Math.max(1, Math.min(operation.concurrency ?? 1, pending.length - 1)) },
-			async () => await work(pending.length),
-		),
+		},
+		() => fatal !== undefined,
 	);
 	if (fatal) throw pending.length > 1 ? stoppedAfter(fatal, [...results.keys()], operation) : fatal;
 

@@ -1,4 +1,5 @@
 import { assetSchema } from '../../nodes/shared/schema/asset';
+import { entryKey } from '../../nodes/shared/schema/customValues';
 import { findDefinition } from '../../nodes/shared/schema/validate';
 import { isPlainObject } from '../../nodes/shared/schema/values';
 import { Answer, invalid, notFound } from '../problems';
@@ -157,8 +158,13 @@ function mergeCustom(
 ): Record<string, unknown> {
 	const merged: Record<string, unknown> = isPlainObject(current) ? { ...current } : {};
 	for (const [name, value] of Object.entries(changes)) {
-		const wanted = (findDefinition(name, customFieldDefinitions)?.lookupKey ?? name).toLowerCase();
-		const key = Object.keys(merged).find((candidate) => candidate.toLowerCase() === wanted) ?? name;
+		const definition = findDefinition(name, customFieldDefinitions);
+		const key =
+			(definition
+				? entryKey(merged, definition)
+				: Object.keys(merged).find(
+						(candidate) => candidate.toLowerCase() === name.toLowerCase(),
+					)) ?? name;
 		merged[key] = value === null ? undefined : value;
 	}
 	return withoutUndefined(merged);

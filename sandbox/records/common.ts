@@ -1,11 +1,11 @@
 import type { CustomFieldDefinition } from '../../nodes/shared/schema/asset';
-import type { Fields, ResourceSchema } from '../../nodes/shared/schema/fields';
+import type { Field, Fields, ResourceSchema } from '../../nodes/shared/schema/fields';
 import {
 	findDefinition,
 	validateRecord,
 	type ValidateOptions,
 } from '../../nodes/shared/schema/validate';
-import { isPlainObject, toCalendarDate } from '../../nodes/shared/schema/values';
+import { hasValue, toCalendarDate } from '../../nodes/shared/schema/values';
 import { Answer, badInput, invalid, issuesToErrors, notFound, problem } from '../problems';
 import type { RecordTable, StoredRecord } from '../store';
 
@@ -39,11 +39,9 @@ export function validateBody(
 	return body as Record<string, unknown>;
 }
 
-const isEmpty = (value: unknown): boolean =>
-	value === undefined ||
-	value === null ||
-	value === '' ||
-	(isPlainObject(value) && Object.keys(value).length === 0);
+/** Values without a value are not stored; a list is kept as sent, `[]` too (§4: returned as `[]`). */
+const isStored = (field: Field, value: unknown): boolean =>
+	field.type === 'list' ? Array.isArray(value) : hasValue(value);
 
 /**
  * The writable fields of a valid body in stored form, in schema order: dates as
@@ -58,7 +56,7 @@ export function normalizeFields(
 	const stored: Record<string, unknown> = {};
 	for (const [key, field] of Object.entries(fields)) {
 		const value = body[key];
-		if (field.readOnly || isEmpty(value)) continue;
+		if (field.readOnly || !isStored(field, value)) continue;
 		let result: unknown = value;
 		switch (field.type) {
 			case 'date':
@@ -76,8 +74,8 @@ export function normalizeFields(
 				);
 				break;
 			case 'customFields': {
-				const entries = Object.entries(value as Record<string, unknown>).filter(
-					([, custom]) => custom !== null,
+				const entries = Object.entries(value as Record<string, unknown>).filter(([, custom]) =>
+					hasValue(custom),
 				);
 				result = Object.fromEntries(
 					entries.map(([name, custom]) => [
@@ -88,7 +86,7 @@ export function normalizeFields(
 				break;
 			}
 		}
-		if (!isEmpty(result)) stored[key] = result;
+		if (isStored(field, result)) stored[key] = result;
 	}
 	return stored;
 }

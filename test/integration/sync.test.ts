@@ -125,7 +125,7 @@ describe('Asset Sync against the sandbox', () => {
 				...Object.keys(kinds(1)),
 			],
 			missingRecords: 'setStatus',
-			options: { maxRemovalPercent: 50 },
+			maxRemovalPercent: 50,
 		};
 		await sync(input, parameters);
 		sandbox.resetStats();
@@ -142,7 +142,7 @@ describe('Asset Sync against the sandbox', () => {
 		const [items] = await sync([row(1), row(2), row(3), row(4)], {
 			missingRecords: 'setStatus',
 			missingStatus: 'Retired',
-			options: { maxRemovalPercent: 20 },
+			maxRemovalPercent: 20,
 		});
 		expect(items.at(-1)!.json).toMatchObject({
 			action: 'retired',
@@ -157,7 +157,7 @@ describe('Asset Sync against the sandbox', () => {
 		sandbox.resetStats();
 		const [deleted] = await sync([row(1), row(2), row(3)], {
 			missingRecords: 'delete',
-			options: { maxRemovalPercent: 40 },
+			maxRemovalPercent: 40,
 		});
 		expect(
 			deleted.filter((item) => item.json.action === 'deleted').map((item) => item.json.externalId),
@@ -173,7 +173,7 @@ describe('Asset Sync against the sandbox', () => {
 			row(3),
 			{ ...row(1), externalId: 'SYNC-9', serialNumber: 'SN-9' },
 		];
-		const parameters = { missingRecords: 'delete', options: { maxRemovalPercent: 40 } };
+		const parameters = { missingRecords: 'delete', maxRemovalPercent: 40 };
 		const before = snapshot();
 		const [planned] = await sync(input, { ...parameters, dryRun: true });
 		expect(writes()).toEqual([]);
@@ -204,7 +204,8 @@ describe('Asset Sync against the sandbox', () => {
 		const byCount = await failureOf(
 			sync([row(1), row(2), row(3)], {
 				missingRecords: 'delete',
-				options: { maxRemovalPercent: 100, maxRemovals: 1 },
+				maxRemovalPercent: 100,
+				maxRemovals: 1,
 			}),
 		);
 		expect(byCount.message).toMatch(
@@ -214,12 +215,8 @@ describe('Asset Sync against the sandbox', () => {
 	});
 
 	test('an empty source against a non-empty scope is refused unless allowed', async () => {
-		const error = await failureOf(
-			sync([], { missingRecords: 'delete', options: { maxRemovalPercent: 100 } }),
-		);
-		expect(error.message).toBe(
-			'Sync refused: the input has no item with a key, and the scope holds 5 assets',
-		);
+		const error = await failureOf(sync([], { missingRecords: 'delete', maxRemovalPercent: 100 }));
+		expect(error.message).toBe('Sync refused: the input is empty, and the scope holds 5 assets');
 		expect(writes()).toEqual([]);
 		const [items] = await sync([], { options: { allowEmptySource: true } });
 		expect(items.map((item) => item.json.action)).toEqual(Array(5).fill('missing'));
@@ -228,7 +225,7 @@ describe('Asset Sync against the sandbox', () => {
 	test('a key twice in the input, or on two assets in scope, is an error naming both', async () => {
 		const twice = await failureOf(sync([row(1), row(2), { ...row(1), deviceName: 'Other' }]));
 		expect(twice.message).toBe(
-			'External ID (externalId) "SYNC-1" is in items 0 and 2 of the input: each key may appear once [item 0]',
+			'External ID (externalId) "SYNC-1" is in items 0 and 2 of the input (case and spaces aside): each key may appear once [item 0]',
 		);
 		sandbox.store.assets.put({ ...stored('SYNC-3')!, serialNumber: 'SN-2' } as never);
 		const ids = [stored('SYNC-2')!.id, stored('SYNC-3')!.id];
@@ -239,7 +236,7 @@ describe('Asset Sync against the sandbox', () => {
 			}),
 		);
 		expect(shared.message).toBe(
-			`Serial Number (serialNumber) "SN-2" belongs to 2 assets in scope (ids ${String(ids[0])} and ${String(ids[1])}): each key may belong to one [item 1]`,
+			`Serial Number (serialNumber) "SN-2" belongs to 2 assets in scope (ids ${String(ids[0])} and ${String(ids[1])}, case and spaces aside): each key may belong to one [item 1]`,
 		);
 		expect(writes()).toEqual([]);
 	});
@@ -247,7 +244,7 @@ describe('Asset Sync against the sandbox', () => {
 	test('a bad source row is a failed item, and its record is never handled as missing', async () => {
 		const [items] = await sync(
 			[row(1), row(2, { status: 'Lost' }), row(3), row(4), row(5, { deviceName: 'Renamed 5' })],
-			{ missingRecords: 'delete', options: { maxRemovalPercent: 100 } },
+			{ missingRecords: 'delete', maxRemovalPercent: 100 },
 			{ continueOnFail: true },
 		);
 		expect(items[1]).toEqual({
@@ -280,11 +277,13 @@ describe('Asset Sync against the sandbox', () => {
 			{
 				fieldsToSync: ['deviceName'],
 				missingRecords: 'delete',
-				options: { maxRemovalPercent: 100 },
+				maxRemovalPercent: 100,
 			},
 			{ continueOnFail: true },
 		);
-		expect(items[1].json.error).toMatch(/^Invalid source row: External ID \(externalId\) is empty/);
+		expect(items[1].json.error).toBe(
+			'External ID (externalId) is empty: the row cannot be matched to an asset [item 1]',
+		);
 		expect(items[2].json.error).toMatch(
 			/^Invalid new asset \(none in scope has External ID \(externalId\) "SYNC-NEW"\): Status \(status\) is required/,
 		);
@@ -316,7 +315,8 @@ describe('Asset Sync against the sandbox', () => {
 		const error = await failureOf(
 			sync([row(1, { deviceName: 'x' })], {
 				missingRecords: 'delete',
-				options: { pageSize: 2, maxAttempts: 2, maxRemovalPercent: 100 },
+				maxRemovalPercent: 100,
+				options: { pageSize: 2, maxAttempts: 2 },
 			}),
 		);
 		expect(error.message).toMatch(/^Could not list the assets in scope/);
@@ -340,7 +340,7 @@ describe('Asset Sync against the sandbox', () => {
 		expect(empty).toEqual([
 			{
 				json: {
-					error: expect.stringMatching(/^Sync refused: the input has no item with a key/),
+					error: 'Sync refused: the input is empty, and the scope holds 5 assets',
 					message: expect.stringMatching(/^Nothing was written\./),
 				},
 				pairedItem: { item: 0 },

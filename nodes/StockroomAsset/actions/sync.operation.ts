@@ -6,10 +6,11 @@ import {
 	type INodeExecutionData,
 	type INodeProperties,
 } from 'n8n-workflow';
+import { CUSTOM_COLUMN_PREFIX } from '../../shared/columns';
 import { optionsProperty, pageSizeOption, readRetryPolicy } from '../../shared/descriptions/common';
 import { filterProperties } from '../../shared/descriptions/filterUi';
 import { writableScalars } from '../../shared/descriptions/recordFields';
-import { showFor } from '../../shared/descriptions/showFor';
+import { showFor, showWhen } from '../../shared/descriptions/showFor';
 import { printFilter } from '../../shared/filter';
 import { readFilter } from '../../shared/filterInput';
 import { ASSETS_PATH } from '../../shared/resources';
@@ -21,18 +22,38 @@ import {
 } from '../../shared/runItems';
 import { ASSET_STATUSES, assetSchema } from '../../shared/schema/asset';
 import { enumLabel } from '../../shared/schema/fields';
+import { findDefinition } from '../../shared/schema/validate';
+import { didYouMean, isPlainObject } from '../../shared/schema/values';
+import { itemKeys, refuseAbsentColumns } from '../../shared/sync/columns';
+import {
+	guardProperties,
+	guardRefusals,
+	readGuardLimits,
+	refuseEmptyScope,
+	refuseEmptySource,
+	throwRefusal,
+	type Refusal,
+} from '../../shared/sync/guard';
+import { resolveRows } from '../../shared/sync/identity';
+import { DEFAULT_PLACEHOLDER_KEYS, placeholderTest } from '../../shared/sync/keys';
 import { collect, MAX_PAGE_SIZE, paginate, type RetryPolicy } from '../../shared/transport';
 import { customFieldDefinitions, customFieldTypes } from '../customFields';
-import { checkGuard, DEFAULT_MAX_REMOVAL_PERCENT, refuseEmptySource } from '../sync/guard';
+import { planSync, type MissingRecords, type PlanEntry } from '../sync/plan';
 import {
-	planSync,
+	absentColumns,
+	columnsByName,
+	fieldName,
 	readRow,
 	SYNC_KEYS,
-	type MissingRecords,
 	type Ownership,
-	type PlanEntry,
-} from '../sync/plan';
+	type SourceColumns,
+	type SyncKey,
+} from '../sync/source';
 import { outOfScope, syncOutput, writePlan } from '../sync/write';
+
+const fieldOptions = writableScalars(assetSchema.fields)
+	.map(([name, field]) => ({ name: field.displayName, value: name }))
+	.sort((a, b) => a.name.localeCompare(b.name));
 
 const properties: INodeProperties[] = [
 	{
@@ -52,28 +73,75 @@ const properties: INodeProperties[] = [
 		})),
 		default: 'externalId',
 		description:
-			'The field that pairs an input item with an asset; it must be unique in the source and in the scope',
+			"The field that pairs an input item with an asset, compared trimmed and case aside; it must be unique in the source and in the scope. With Serial Number or Asset Tag, an item's externalId also names its asset (a corrected serial is updated).",
 	},
 	{
-		displayName: 'Fields to Sync',
-		name: 'fieldsToSync',
-		type: 'multiOptions',
-		options: writableScalars(assetSchema.fields)
-			.map(([name, field]) => ({ name: field.displayName, value: name }))
-			.sort((a, b) => a.name.localeCompare(b.name)),
-		default: [],
+		displayName: 'Source Columns',
+		name: 'sourceColumns',
+		type: 'options',
+		options: [
+			{
+				name: 'Named as Asset Fields',
+				value: 'names',
+				description:
+					"Each item's keys are the asset fields' API names (deviceName, serialNumber, ...)",
+			},
+			{
+				name: 'Map Columns',
+				value: 'map',
+				description:
+					'Map the export\'s own columns ("Serial number", "Device name") to asset fields; the mapped fields are the ones synced',
+			},
+		],
+		default: 'names',
+	},
+	...showWhen({ sourceColumns: ['names'] }, [
+		{
+			displayName: 'Fields to Sync',
+			name: 'fieldsToSync',
+			type: 'multiOptions',
+			options: fieldOptions,
+			default: [],
+			description:
+				"The fields the source owns, read from each input item's JSON by their API names: only these are compared and written (an empty value clears the field); every other field is left as it is",
+		},
+		{
+			displayName: 'Custom Fields to Sync Names or IDs',
+			name: 'customFieldsToSync',
+			type: 'multiOptions',
+			typeOptions: { loadOptionsMethod: 'getAssetCustomFields' },
+			default: [],
+			description:
+				'Custom fields the source owns, read from the item\'s customFieldValues (e.g. {"costCenter": {"textValue": "CC-1"}}) or customFields ({"costCenter": "CC-1"}), keyed by name or key. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		},
+	]),
+	{
+		displayName: 'Columns',
+		name: 'syncColumns',
+		type: 'resourceMapper',
+		noDataExpression: true,
+		default: { mappingMode: 'defineBelow', value: null },
 		required: true,
-		description:
-			"The fields the source owns, read from each input item's JSON by their API names: only these are compared and written (an empty value clears the field); every other field is left as it is",
+		typeOptions: {
+			resourceMapper: {
+				resourceMapperMethod: 'getAssetSyncColumns',
+				mode: 'map',
+				fieldWords: { singular: 'field', plural: 'fields' },
+				addAllFields: false,
+				multiKeyMatch: false,
+				supportAutoMap: false,
+			},
+		},
+		displayOptions: { show: { sourceColumns: ['map'] } },
 	},
 	{
-		displayName: 'Custom Fields to Sync Names or IDs',
-		name: 'customFieldsToSync',
+		displayName: 'Fields Set Only When Creating',
+		name: 'createOnlyFields',
 		type: 'multiOptions',
-		typeOptions: { loadOptionsMethod: 'getAssetCustomFields' },
+		options: fieldOptions,
 		default: [],
 		description:
-			'Custom fields the source owns, read from the item\'s customFieldValues (e.g. {"costCenter": {"textValue": "CC-1"}}). Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			'Fields used for new assets only (e.g. Status, Asset Type): never compared or written on existing assets, so what people keep there stays. Read like the fields to sync.',
 	},
 	...filterProperties(assetSchema, {
 		loadFieldsMethod: 'getAssetFilterFields',
@@ -115,8 +183,10 @@ const properties: INodeProperties[] = [
 		name: 'dryRun',
 		type: 'boolean',
 		default: false,
-		description: 'Whether to only show what would change (the same output), writing nothing',
+		description:
+			'Whether to only show what would change (the same output), writing nothing; the guard does not stop a dry run, which says when the real run would be refused',
 	},
+	...guardProperties('assets'),
 	optionsProperty(
 		{
 			displayName: 'Allow Empty Source',
@@ -124,25 +194,32 @@ const properties: INodeProperties[] = [
 			type: 'boolean',
 			default: false,
 			description:
-				'Whether an input with no usable item may handle every asset in scope as missing. Off, such a run is refused (a source that returned nothing is usually a failed export).',
+				'Whether an input with no item may handle every asset in scope as missing. Off, such a run is refused (a source that returned nothing is usually a failed export).',
 		},
 		{
-			displayName: 'Max Removals (%)',
-			name: 'maxRemovalPercent',
-			type: 'number',
-			typeOptions: { minValue: 0, maxValue: 100 },
-			default: DEFAULT_MAX_REMOVAL_PERCENT,
+			displayName: 'Field Missing From an Item',
+			name: 'absentFields',
+			type: 'options',
+			options: [
+				{
+					name: 'Leave As Is',
+					value: 'keep',
+					description: "The asset's value stays (an explicit null or empty value clears)",
+				},
+				{ name: 'Clear', value: 'clear', description: "The asset's value is cleared" },
+			],
+			default: 'keep',
 			description:
-				'The most assets one run may retire or delete, as a share of the scope; above it the run writes nothing and fails',
+				'What a synced field means when an item does not have it at all (a field that no item has stops the run)',
 		},
 		{
-			displayName: 'Max Removals (Count)',
-			name: 'maxRemovals',
-			type: 'number',
-			typeOptions: { minValue: 0 },
-			default: 0,
+			displayName: 'Placeholder Keys',
+			name: 'placeholderKeys',
+			type: 'string',
+			typeOptions: { rows: 4 },
+			default: DEFAULT_PLACEHOLDER_KEYS,
 			description:
-				'The most assets one run may retire or delete, as a number (0: no limit by count, the share still applies)',
+				'Key values that mean "no key" (BIOS and MDM fillers such as To Be Filled By O.E.M.), one per line, case aside; /.../ is a regular expression. A row with one is refused and its asset kept.',
 		},
 		{
 			displayName: 'Output',
@@ -164,29 +241,122 @@ const properties: INodeProperties[] = [
 
 export const description = showFor(['sync'], properties);
 
+/** The mapped columns (Map Columns): those given a value or an expression. */
+function mappedColumns(context: IExecuteFunctions): Record<string, string> {
+	const raw: unknown = context.getNode().parameters.syncColumns;
+	const value = isPlainObject(raw) && isPlainObject(raw.value) ? raw.value : {};
+	return Object.fromEntries(
+		Object.entries(value)
+			.filter(([, mapping]) => mapping !== null && mapping !== undefined && String(mapping).trim())
+			.map(([id, mapping]) => [id, String(mapping)]),
+	);
+}
+
+/** Custom fields chosen by name or key, resolved once to the service's definitions. */
+async function ownedCustomFields(
+	context: IExecuteFunctions,
+	cache: ExecutionCache,
+	chosen: readonly string[],
+) {
+	if (!chosen.length) return [];
+	const definitions = await customFieldDefinitions(context, cache, 0);
+	return chosen.map((name) => {
+		const definition = findDefinition(name, definitions);
+		if (!definition)
+			throw new NodeOperationError(
+				context.getNode(),
+				`Custom field "${name}" is not one of the service's asset custom fields${didYouMean(
+					name,
+					definitions.map((candidate) => candidate.name),
+				)}`,
+				{
+					description: `Nothing was written. The custom fields are: ${definitions.map((candidate) => `${candidate.name} (${candidate.lookupKey})`).join(', ')}.`,
+				},
+			);
+		return definition;
+	});
+}
+
 /** Sync's settings are the node's, for the input as one set: read at the first item. */
 async function readOwnership(
 	context: IExecuteFunctions,
 	cache: ExecutionCache,
-): Promise<Ownership> {
-	const fields = context.getNodeParameter('fieldsToSync', 0, []) as string[];
-	const customFields = context.getNodeParameter('customFieldsToSync', 0, []) as string[];
-	if (!fields.length && !customFields.length) {
+): Promise<{ own: Ownership; mapped?: Record<string, string> }> {
+	const get = <T>(name: string, fallback: T) => context.getNodeParameter(name, 0, fallback) as T;
+	const key = get<SyncKey>('syncKey', 'externalId');
+	const options = get<IDataObject>('options', {});
+	const identity = new Set<string>([key, 'externalId']);
+	const createOnly = get<string[]>('createOnlyFields', []).filter((name) => !identity.has(name));
+	const mapped =
+		get<string>('sourceColumns', 'names') === 'map' ? mappedColumns(context) : undefined;
+	const chosenFields = mapped
+		? Object.keys(mapped).filter((id) => !id.startsWith(CUSTOM_COLUMN_PREFIX))
+		: get<string[]>('fieldsToSync', []);
+	const chosenCustom = mapped
+		? Object.keys(mapped)
+				.filter((id) => id.startsWith(CUSTOM_COLUMN_PREFIX))
+				.map((id) => id.slice(CUSTOM_COLUMN_PREFIX.length))
+		: get<string[]>('customFieldsToSync', []);
+	const fields = chosenFields.filter((name) => !identity.has(name) && !createOnly.includes(name));
+	if (!fields.length && !chosenCustom.length && !createOnly.length) {
 		throw new NodeOperationError(
 			context.getNode(),
-			'Fields to Sync is empty: choose the fields the source owns',
+			mapped
+				? 'Columns maps no field: map the fields the source owns'
+				: 'Fields to Sync is empty: choose the fields the source owns',
 			{ description: 'Only the fields chosen are compared and written.' },
 		);
 	}
+	const unmapped = mapped ? [key, ...createOnly].filter((name) => !(name in mapped)) : [];
+	if (unmapped.length) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`Columns does not map ${unmapped.map(fieldName).join(', ')}, which ${unmapped[0] === key ? 'Match On needs' : 'Fields Set Only When Creating lists'}`,
+			{
+				description:
+					'Nothing was written. Map the column that holds it, or choose another Match On (or take it out of Fields Set Only When Creating).',
+			},
+		);
+	}
 	return {
-		key: context.getNodeParameter('syncKey', 0, 'externalId') as Ownership['key'],
-		fields,
-		customFields,
-		customFieldDefinitions: customFields.length
-			? await customFieldDefinitions(context, cache, 0)
-			: undefined,
-		timezone: context.getTimezone(),
+		own: {
+			key,
+			fields,
+			createOnly,
+			customFields: await ownedCustomFields(context, cache, chosenCustom),
+			absent: options.absentFields === 'clear' ? 'clear' : 'keep',
+			isPlaceholder: placeholderTest(
+				context.getNode(),
+				options.placeholderKeys ?? DEFAULT_PLACEHOLDER_KEYS,
+			),
+			timezone: context.getTimezone(),
+		},
+		mapped,
 	};
+}
+
+/** Each item's source columns: its own keys, or the mapped columns resolved for it. */
+function readColumns(
+	context: IExecuteFunctions,
+	inputs: IDataObject[],
+	own: Ownership,
+	mapped: Record<string, string> | undefined,
+): SourceColumns[] {
+	if (!mapped) return inputs.map((json) => columnsByName(json, own));
+	return inputs.map((_, i) => {
+		const resolved = context.getNodeParameter('syncColumns', i, {}) as IDataObject;
+		const value = isPlainObject(resolved.value) ? resolved.value : {};
+		const fields: IDataObject = {};
+		const customFields: IDataObject = {};
+		for (const id of Object.keys(mapped)) {
+			if (value[id] === undefined) continue;
+			if (id.startsWith(CUSTOM_COLUMN_PREFIX))
+				customFields[id.slice(CUSTOM_COLUMN_PREFIX.length)] = value[id] as IDataObject;
+			else fields[id] = value[id] as IDataObject[string];
+		}
+		// mapped custom columns are plain values, as an item's customFields map holds them
+		return columnsByName({ ...fields, customFields }, own);
+	});
 }
 
 /** A plan's failure as n8n shows an item's: a node error naming the item. */
@@ -225,8 +395,7 @@ export async function runAll(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const planning = planRun.call(this, continueOnFail);
 	const planned = continueOnFail ? await planning.catch(stoppedItem) : await planning;
 	if ('json' in planned) return [planned];
-	const { plan, own, retry, options, scopeSize, sourceSize } = planned;
-	const dryRun = this.getNodeParameter('dryRun', 0, false) as boolean;
+	const { plan, own, retry, options, scopeSize, sourceSize, dryRun } = planned;
 	const done = dryRun ? plan : await writePlan(this, plan, { retry, continueOnFail });
 	if (options.output === 'summary')
 		return [syncOutput.summary(done, scopeSize, sourceSize, dryRun)];
@@ -246,21 +415,46 @@ interface Planned {
 	options: IDataObject;
 	scopeSize: number;
 	sourceSize: number;
+	/** A dry run, with the reasons the real run would be refused. */
+	dryRun?: { refusals: Refusal[] };
 }
 
 /** Everything before the first write: settings, source rows, the scope's walk, the plan, the guard. */
 async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promise<Planned> {
+	const node = this.getNode();
 	const inputs = this.getInputData().map((item) => item.json);
 	const cache: ExecutionCache = new Map();
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const retry = readRetryPolicy(options);
-	const own = await readOwnership(this, cache);
+	const limits = readGuardLimits(node, (name, fallback) =>
+		this.getNodeParameter(name, 0, fallback),
+	);
+	const { own, mapped } = await readOwnership(this, cache);
 
-	const rows = inputs.map((json, item) => readRow(json, item, own));
+	const columns = readColumns(this, inputs, own, mapped);
+	if (inputs.length) {
+		refuseAbsentColumns(
+			node,
+			absentColumns(columns, own, (field) =>
+				mapped
+					? {
+							soughtAs: [...mappingReads(mapped[field]), field],
+							where: `its mapping ${mapped[field]}`,
+						}
+					: { soughtAs: soughtAs(field, own), where: `the items' ${field}` },
+			),
+			mapped ? itemKeys(inputs) : [...itemKeys(inputs), ...customKeys(inputs)],
+			mapped
+				? 'Correct the mapping in Columns, or remove the field from it.'
+				: "Rename the column (an Edit Fields node), map the export's own columns (Source Columns: Map Columns), or take the field out of the fields to sync.",
+		);
+	}
+	const rows = columns.map((item, index) => readRow(index, item, own));
 	const bad = rows.find((row) => row.error);
 	// a bad row stops the run before anything is read or written, unless failures continue
 	if (bad?.error && !continueOnFail) throw failure(this, bad.error, bad.item);
 
+	const filterMode = this.getNodeParameter('filterMode', 0, 'none');
 	const filter = await readFilter(assetSchema, {
 		getParameter: (name, fallback) => this.getNodeParameter(name, 0, fallback),
 		timezone: own.timezone,
@@ -268,6 +462,7 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 	}).catch((error: unknown) => {
 		throw toItemError(this, error, 0);
 	});
+	refuseEmptyScope(node, filterMode, filter !== undefined, 'asset');
 	// missing is known only from a complete walk: a walk that fails writes nothing
 	const scope = await collect(
 		paginate.call(this, ASSETS_PATH, filter ? { filter: printFilter(filter) } : {}, {
@@ -277,16 +472,58 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 			retry,
 		}),
 	);
-	refuseEmptySource(this, rows, scope.length, options.allowEmptySource === true);
+	refuseEmptySource(node, inputs.length, scope.length, options.allowEmptySource === true, 'assets');
 
+	const resolution = resolveRows(
+		rows,
+		scope,
+		{ keyField: own.key, keyName: fieldName(own.key), noun: 'asset', nouns: 'assets' },
+		own.isPlaceholder,
+	);
 	const missing = {
 		action: this.getNodeParameter('missingRecords', 0, 'keep') as MissingRecords,
 		status: this.getNodeParameter('missingStatus', 0, 'Retired') as string,
 	};
-	const plan = await outOfScope(this, planSync(rows, inputs, scope, own, missing), own, retry);
-	checkGuard(this, plan, scope.length, options);
+	const planned = planSync(rows, resolution, scope, own, missing);
+	const plan = await outOfScope(this, planned.entries, own, retry);
+	const refusals = guardRefusals(planned, scope.length, limits, 'assets');
+	const dryRun = this.getNodeParameter('dryRun', 0, false) as boolean;
+	if (!dryRun) throwRefusal(node, refusals);
 	const failed = plan.find((entry) => entry.action === 'failed');
 	if (failed?.action === 'failed' && !continueOnFail)
 		throw failure(this, failed.error, failed.item ?? 0);
-	return { plan, own, retry, options, scopeSize: scope.length, sourceSize: inputs.length };
+	return {
+		plan,
+		own,
+		retry,
+		options,
+		scopeSize: scope.length,
+		sourceSize: inputs.length,
+		...(dryRun ? { dryRun: { refusals } } : {}),
+	};
+}
+
+/** Names a column might have in an export: the field's API name and its label ("Model Name"). */
+function soughtAs(field: string, own: Ownership): string[] {
+	const custom = own.customFields.find(
+		(definition) => `${CUSTOM_COLUMN_PREFIX}${definition.lookupKey}` === field,
+	);
+	if (custom) return [field, `${CUSTOM_COLUMN_PREFIX}${custom.name}`];
+	return [field, assetSchema.fields[field]?.displayName ?? field];
+}
+
+/** The keys items use in their custom field maps, as `customFieldValues.<key>`. */
+function customKeys(inputs: IDataObject[]): string[] {
+	const maps = inputs.flatMap((json) =>
+		[json.customFieldValues, json.customFields].filter(isPlainObject),
+	);
+	return itemKeys(maps).map((key) => `${CUSTOM_COLUMN_PREFIX}${key}`);
+}
+
+/** The input keys a mapping reads: `{{ $json.model }}`, `{{ $json["Serial number"] }}`. */
+function mappingReads(mapping: string): string[] {
+	const reads: string[] = [];
+	for (const match of mapping.matchAll(/\$json(?:\.([A-Za-z_$][\w$]*)|\[\s*(["'])(.*?)\2\s*\])/g))
+		reads.push(match[1] ?? match[3]);
+	return reads;
 }

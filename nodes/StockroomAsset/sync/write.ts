@@ -5,20 +5,25 @@ import {
 	type INodeExecutionData,
 } from 'n8n-workflow';
 import { findByField } from '../../shared/lookup';
+import { runPooled } from '../../shared/pool';
 import { ASSETS_PATH } from '../../shared/resources';
-import { assetSchema } from '../../shared/schema/asset';
+import { keyForm } from '../../shared/sync/keys';
+import type { Refusal } from '../../shared/sync/guard';
 import { apiRequest, type RetryPolicy } from '../../shared/transport';
-import type { Ownership, PlanEntry } from './plan';
+import type { PlanEntry } from './plan';
+import { fieldLabel, type Ownership } from './source';
 
 /** Writes in flight at once, as Create or Update sends them. */
 const CONCURRENCY = 8;
 
-const label = (name: string) => assetSchema.fields[name]?.displayName ?? name;
+/** Keys as the outside lookup compares them: trimmed, case aside. */
+const lookupForm = (value: string) => keyForm(value.trim());
 
 /**
- * Assets the plan would create but that exist outside the scope (same key, or same External
- * ID, which a PUT would match and replace): failed rows, never written. One batched lookup per
- * key field; costs nothing when nothing is created.
+ * Keys the plan would write that belong to an asset outside the scope: a new asset's key or
+ * External ID (a PUT would match and replace that asset, or duplicate it), or the corrected key
+ * of an asset in scope. Such rows fail, and nothing is written to either asset. One batched
+ * lookup per field; costs nothing when the plan creates and re-keys nothing.
  */
 export async function outOfScope(
 	context: IExecuteFunctions,
@@ -26,30 +31,58 @@ export async function outOfScope(
 	own: Ownership,
 	retry: RetryPolicy,
 ): Promise<PlanEntry[]> {
-	const creations = plan.filter((entry) => entry.action === 'created');
-	if (!creations.length) return plan;
-	const fields = own.key === 'externalId' ? ['externalId'] : [own.key, 'externalId'];
-	const found = new Map<string, IDataObject>();
-	for (const field of fields) {
-		const values = creations
-			.map((entry) => entry.body[field])
-			.filter((value): value is string => typeof value === 'string');
-		const matches = await findByField(context, ASSETS_PATH, 'assets', field, values, {
-			retry,
-			itemIndex: 0,
-			label: label(field),
-		});
-		for (const [value, records] of matches) found.set(`${field}\u0000${value}`, records[0]);
+	const sought = (entry: PlanEntry): Array<[string, string]> => {
+		if (entry.action === 'created') {
+			const fields = own.key === 'externalId' ? ['externalId'] : [own.key, 'externalId'];
+			return fields.flatMap((field) =>
+				typeof entry.body[field] === 'string' ? [[field, entry.body[field] as string]] : [],
+			);
+		}
+		if (entry.action === 'updated' && typeof entry.patch[own.key] === 'string')
+			return [[own.key, entry.patch[own.key] as string]];
+		return [];
+	};
+	const wanted = new Map<string, string[]>();
+	for (const entry of plan) {
+		for (const [field, value] of sought(entry)) {
+			const values = wanted.get(field);
+			if (values) values.push(value);
+			else wanted.set(field, [value]);
+		}
+	}
+	if (!wanted.size) return plan;
+	const found = new Map<string, Map<string, IDataObject[]>>();
+	for (const [field, values] of wanted) {
+		found.set(
+			field,
+			await findByField(context, ASSETS_PATH, 'assets', field, values, {
+				retry,
+				itemIndex: 0,
+				label: fieldLabel(field),
+				form: lookupForm,
+			}),
+		);
 	}
 	return plan.map((entry) => {
-		if (entry.action !== 'created') return entry;
-		for (const field of fields) {
-			const record = found.get(`${field}\u0000${String(entry.body[field])}`);
-			if (!record) continue;
-			const error = new Error(
-				`An asset with ${label(field)} "${String(entry.body[field])}" exists outside the scope (id ${String(record.id)}): it is left as it is. Widen the scope to include it, or correct the source.`,
+		for (const [field, value] of sought(entry)) {
+			// an asset in scope found again (the re-keyed one itself) is no conflict
+			const [record] = (found.get(field)!.get(lookupForm(value)) ?? []).filter(
+				(match) => entry.action !== 'updated' || match.id !== entry.record.id,
 			);
-			return { action: 'failed', item: entry.item, key: entry.key, error };
+			if (!record) continue;
+			const whose =
+				entry.action === 'updated'
+					? ` (this row's, for the asset ${String(entry.record.id)} in scope, found by its External ID)`
+					: '';
+			const error = new Error(
+				`An asset with ${fieldLabel(field)} "${value}"${whose} exists outside the scope (id ${String(record.id)}): it is left as it is${entry.action === 'updated' ? ', and so is the asset in scope' : ''}. Widen the scope to include it, or correct the source.`,
+			);
+			return {
+				action: 'failed' as const,
+				item: 'item' in entry ? entry.item : undefined,
+				key: entry.key,
+				error,
+			};
 		}
 		return entry;
 	});
@@ -88,8 +121,8 @@ function writeOf(
 
 /**
  * Carries the plan out: one write per changed record (unchanged and missing ones cost nothing),
- * several at a time. A write that fails is a failed entry with Continue On Fail; otherwise no
- * further write starts and the run fails saying what was written before.
+ * 8 at a time. A write that fails is a failed entry with Continue On Fail; otherwise no further
+ * write starts and the run fails saying what was written before.
  */
 export async function writePlan(
 	context: IExecuteFunctions,
@@ -98,12 +131,13 @@ export async function writePlan(
 ): Promise<PlanEntry[]> {
 	const done = [...plan];
 	const pending = plan.flatMap((entry, index) => (writeOf(entry) ? [index] : []));
-	let next = 0;
 	let written = 0;
 	let fatal: Error | undefined;
-	const work = async () => {
-		while (next < pending.length && !fatal) {
-			const index = pending[next++];
+	await runPooled(
+		pending.length,
+		CONCURRENCY,
+		async (next) => {
+			const index = pending[next];
 			const entry = plan[index];
 			const write = writeOf(entry)!;
 			const item = 'item' in entry ? entry.item : undefined;
@@ -121,7 +155,7 @@ export async function writePlan(
 			} catch (error) {
 				if (!continueOnFail) {
 					fatal ??= error as Error;
-					continue;
+					return;
 				}
 				done[index] = {
 					action: 'failed',
@@ -131,11 +165,9 @@ export async function writePlan(
 					error: error as Error,
 				};
 			}
-		}
-	};
-	// the first write alone: n8n fetches a missing OAuth2 token per call
-	if (pending.length) await work();
-	await Promise.all(Array.from({ length: Math.min(CONCURRENCY, pending.length) }, work));
+		},
+		() => fatal !== undefined,
+	);
 	if (fatal) {
 		const stopped =
 			fatal instanceof NodeOperationError
@@ -162,12 +194,16 @@ const ACTIONS = [
 	'failed',
 ] as const;
 
+/** What a dry run says when the real run would be refused. */
+const refusedBy = (refusals: readonly Refusal[]) =>
+	refusals.length ? { wouldBeRefused: refusals.map((refusal) => refusal.message).join('; ') } : {};
+
 /** The output items: one per record, or a summary. */
 export const syncOutput = {
 	record(
 		entry: Exclude<PlanEntry, { action: 'failed' }>,
 		own: Ownership,
-		dryRun: boolean,
+		dryRun: { refusals: readonly Refusal[] } | undefined,
 	): INodeExecutionData {
 		const record = entry.action === 'created' ? entry.body : entry.record;
 		const json: IDataObject = {
@@ -177,15 +213,26 @@ export const syncOutput = {
 		};
 		if ('changes' in entry) json.changes = entry.changes as IDataObject;
 		if (entry.action === 'missing' && entry.reason) json.reason = entry.reason;
-		if (dryRun) json.dryRun = true;
+		if (dryRun) Object.assign(json, { dryRun: true, ...refusedBy(dryRun.refusals) });
 		return { json, pairedItem: { item: 'item' in entry ? entry.item : 0 } };
 	},
-	summary(plan: PlanEntry[], scope: number, source: number, dryRun: boolean): INodeExecutionData {
+	summary(
+		plan: PlanEntry[],
+		scope: number,
+		source: number,
+		dryRun: { refusals: readonly Refusal[] } | undefined,
+	): INodeExecutionData {
 		const counts = Object.fromEntries(
 			ACTIONS.map((action) => [action, plan.filter((entry) => entry.action === action).length]),
 		);
 		return {
-			json: { ...counts, scope, source, dryRun },
+			json: {
+				...counts,
+				scope,
+				source,
+				dryRun: dryRun !== undefined,
+				...refusedBy(dryRun?.refusals ?? []),
+			},
 			pairedItem: source ? Array.from({ length: source }, (_, item) => ({ item })) : { item: 0 },
 		};
 	},

@@ -1,7 +1,7 @@
 import type { ComparisonOperator, FilterNode, Literal } from './ast';
 import { resolveAttribute as resolveOrExplain, type ResolvedAttribute } from './attributes';
 import type { Field, Fields, FieldSet } from '../schema/fields';
-import { isPlainObject, toInstant } from '../schema/values';
+import { hasValue, isPlainObject, toInstant } from '../schema/values';
 
 type Predicate = (record: Record<string, unknown>) => boolean;
 type Test = (value: unknown) => boolean;
@@ -88,14 +88,6 @@ function anyMatches(value: unknown, test: Test): boolean {
 	if (Array.isArray(value))
 		return value.some((element) => element !== undefined && element !== null && test(element));
 	return test(value);
-}
-
-/** `pr`: a value that is not empty (no empty strings, lists or objects). */
-function hasValue(value: unknown): boolean {
-	if (value === undefined || value === null || value === '') return false;
-	if (Array.isArray(value)) return value.some(hasValue);
-	if (isPlainObject(value)) return Object.values(value).some(hasValue);
-	return true;
 }
 
 /** Reads an attribute from a record: walks objects, fans out over lists (any element). */

@@ -1,4 +1,9 @@
-import type { FieldType, ILoadOptionsFunctions, ResourceMapperFields } from 'n8n-workflow';
+import type {
+	FieldType,
+	ILoadOptionsFunctions,
+	ResourceMapperField,
+	ResourceMapperFields,
+} from 'n8n-workflow';
 import { CURRENCY_OPTIONS, writableScalars } from '../descriptions/recordFields';
 import { fetchCustomFieldDefinitions } from '../resources';
 import { assetSchema, type CustomFieldType } from '../schema/asset';
@@ -44,23 +49,22 @@ const CUSTOM_COLUMN_TYPES: Record<CustomFieldType, FieldType> = {
 	Option: 'string',
 };
 
-/**
- * The columns Create or Update's Map Columns offers: every writable asset field, typed from the
- * schema, and the service's own custom fields, typed from their definitions. External ID matches.
- */
-export async function getAssetMappingColumns(
-	this: ILoadOptionsFunctions,
-): Promise<ResourceMapperFields> {
+/** Every writable asset field typed from the schema, then the service's custom fields. */
+async function assetColumns(
+	context: ILoadOptionsFunctions,
+	column: (name: string, field: Field) => Partial<ResourceMapperField>,
+): Promise<ResourceMapperField[]> {
 	const fields = writableScalars(assetSchema.fields).map(([name, field]) => ({
 		id: name,
 		displayName: field.displayName,
-		required: field.required === true,
-		defaultMatch: name === 'externalId',
-		canBeUsedToMatch: name === 'externalId',
+		required: false,
+		defaultMatch: false,
+		canBeUsedToMatch: false,
 		display: true,
 		...columnType(field),
+		...column(name, field),
 	}));
-	const definitions = await fetchCustomFieldDefinitions.call(this, undefined, EDITOR_RETRY);
+	const definitions = await fetchCustomFieldDefinitions.call(context, undefined, EDITOR_RETRY);
 	const custom = definitions.map((definition) => ({
 		id: `${CUSTOM_COLUMN_PREFIX}${definition.lookupKey}`,
 		displayName: `${definition.name} (Custom Field)`,
@@ -70,5 +74,31 @@ export async function getAssetMappingColumns(
 		display: true,
 		type: CUSTOM_COLUMN_TYPES[definition.type],
 	}));
-	return { fields: [...fields, ...custom] };
+	return [...fields, ...custom];
+}
+
+/**
+ * The columns Create or Update's Map Columns offers: every writable asset field, typed from the
+ * schema, and the service's own custom fields, typed from their definitions. External ID matches.
+ */
+export async function getAssetMappingColumns(
+	this: ILoadOptionsFunctions,
+): Promise<ResourceMapperFields> {
+	return {
+		fields: await assetColumns(this, (name, field) => ({
+			required: field.required === true,
+			defaultMatch: name === 'externalId',
+			canBeUsedToMatch: name === 'externalId',
+		})),
+	};
+}
+
+/**
+ * The columns Sync's Map Columns offers: the same fields, none required (a new asset's are
+ * checked when it is planned) and none to match on (Match On says which field pairs).
+ */
+export async function getAssetSyncColumns(
+	this: ILoadOptionsFunctions,
+): Promise<ResourceMapperFields> {
+	return { fields: await assetColumns(this, () => ({})) };
 }

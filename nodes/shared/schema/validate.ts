@@ -4,6 +4,7 @@ import type { Field, Fields, ResourceSchema } from './fields';
 import {
 	describeValue,
 	didYouMean,
+	hasValue,
 	isCalendarDate,
 	isDateTime,
 	isDateValue,
@@ -89,7 +90,7 @@ function checkObject(
 			}
 			continue;
 		}
-		if (field.required && value === '') {
+		if (field.required && !hasValue(value)) {
 			issues.push({
 				path: fieldPath,
 				label: field.displayName,

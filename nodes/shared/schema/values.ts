@@ -58,6 +58,19 @@ export const isFiniteNumber = (value: unknown): value is number =>
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 	typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * The one rule for "has a value": not undefined, null or an empty string, and a list or object
+ * only when something in it has a value (`[]`, `{}` and `{"textValue": ""}` have none). The
+ * filter's `pr`, Sync's comparisons and clears, validation of required fields and the sandbox's
+ * storage all ask this.
+ */
+export function hasValue(value: unknown): boolean {
+	if (value === undefined || value === null || value === '') return false;
+	if (Array.isArray(value)) return value.some(hasValue);
+	if (isPlainObject(value)) return Object.values(value).some(hasValue);
+	return true;
+}
+
 /** How a value looks in a message: strings quoted, the rest as JSON, long values shortened. */
 export function describeValue(value: unknown): string {
 	if (value === undefined) return 'nothing';

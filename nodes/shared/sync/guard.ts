@@ -1,61 +1,195 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
-import type { PlanEntry, SourceRow } from './plan';
+import { NodeOperationError, type INode, type INodeProperties } from 'n8n-workflow';
+import { hasValue } from '../schema/values';
 
 export const DEFAULT_MAX_REMOVAL_PERCENT = 10;
+export const DEFAULT_MAX_CLEAR_PERCENT = 10;
+
+/** The guard's limits, as the form sets them. */
+export interface GuardLimits {
+	/** The most records one run may remove, as a share of the scope. */
+	removalPercent: number;
+	/** The most records one run may remove (0: no limit by count). */
+	removalCount: number;
+	/** The most records one run may clear one field on, as a share of the scope. */
+	clearPercent: number;
+}
+
+/** The guard's parameters, on the form itself so that its limits and defaults show. */
+export function guardProperties(nouns: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Max Removals (%)',
+			name: 'maxRemovalPercent',
+			type: 'number',
+			typeOptions: { minValue: 0, maxValue: 100 },
+			default: DEFAULT_MAX_REMOVAL_PERCENT,
+			description: `The most ${nouns} one run may retire or delete, as a share of the scope; above it the run writes nothing and fails (a Dry Run shows the plan and says so)`,
+		},
+		{
+			displayName: 'Max Removals (Count)',
+			name: 'maxRemovals',
+			type: 'number',
+			typeOptions: { minValue: 0 },
+			default: 0,
+			description: `The most ${nouns} one run may retire or delete, as a number (0: no limit by count, the share still applies)`,
+		},
+		{
+			displayName: 'Max Cleared per Field (%)',
+			name: 'maxClearPercent',
+			type: 'number',
+			typeOptions: { minValue: 0, maxValue: 100 },
+			default: DEFAULT_MAX_CLEAR_PERCENT,
+			description: `The most ${nouns} one run may empty a synced field on, as a share of the scope; above it the run writes nothing and fails (a column the export lost clears it everywhere)`,
+		},
+	];
+}
+
+/** Reads the limits; a value that is not a number in range fails the run naming the parameter. */
+export function readGuardLimits(
+	node: INode,
+	get: (name: string, fallback: number) => unknown,
+): GuardLimits {
+	const read = (name: string, label: string, fallback: number, max?: number) => {
+		const raw = get(name, fallback);
+		const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+		if (
+			typeof value !== 'number' ||
+			!Number.isFinite(value) ||
+			value < 0 ||
+			(max !== undefined && value > max)
+		) {
+			throw new NodeOperationError(
+				node,
+				`${label} must be a number from 0${max === undefined ? ' up' : ` to ${max}`}, got ${JSON.stringify(raw)}`,
+				{ description: `Nothing was written. Correct the node's ${label} parameter.` },
+			);
+		}
+		return value;
+	};
+	return {
+		removalPercent: read('maxRemovalPercent', 'Max Removals (%)', DEFAULT_MAX_REMOVAL_PERCENT, 100),
+		removalCount: read('maxRemovals', 'Max Removals (Count)', 0),
+		clearPercent: read(
+			'maxClearPercent',
+			'Max Cleared per Field (%)',
+			DEFAULT_MAX_CLEAR_PERCENT,
+			100,
+		),
+	};
+}
+
+/** A reason the run must not write: its message and what to do. */
+export interface Refusal {
+	message: string;
+	description: string;
+}
+
+/** What the guard needs of a plan. */
+export interface GuardedPlan {
+	removed: { retired: number; deleted: number };
+	/** Per field label, how many records the plan empties it on. */
+	cleared: Map<string, number>;
+}
+
+/** Counts a field's clears: `before` had a value, `after` has none. */
+export function countClears(
+	cleared: Map<string, number>,
+	changes: Record<string, { before: unknown; after: unknown }>,
+	label: (field: string) => string,
+): void {
+	for (const [field, { before, after }] of Object.entries(changes)) {
+		if (hasValue(before) && !hasValue(after))
+			cleared.set(label(field), (cleared.get(label(field)) ?? 0) + 1);
+	}
+}
+
+const share = (part: number, whole: number) => Math.round((part / whole) * 1000) / 10;
 
 /**
- * An input with no usable row against a scope that holds assets is refused unless allowed: a
- * source that returned nothing is far more often a failed export than an empty fleet.
+ * The guard: a run that would retire or delete more records than Max Removals allows (a share of
+ * the scope, and a count when one is set), or empty one field on more than Max Cleared per
+ * Field allows, must not write. Gives each reason; none when the run may write.
+ */
+export function guardRefusals(
+	plan: GuardedPlan,
+	scopeSize: number,
+	limits: GuardLimits,
+	nouns: string,
+): Refusal[] {
+	const refusals: Refusal[] = [];
+	const { retired, deleted } = plan.removed;
+	const removals = retired + deleted;
+	const byShare = Math.floor((scopeSize * limits.removalPercent) / 100);
+	const limit = limits.removalCount > 0 ? Math.min(byShare, limits.removalCount) : byShare;
+	if (removals > limit) {
+		const what = [retired && `retire ${retired}`, deleted && `delete ${deleted}`]
+			.filter(Boolean)
+			.join(' and ');
+		const limitsSaid = [
+			`${limits.removalPercent} % of the scope is ${byShare}`,
+			limits.removalCount > 0 && `the count is ${limits.removalCount}`,
+		]
+			.filter(Boolean)
+			.join(', ');
+		refusals.push({
+			message: `Sync stopped by its guard: it would ${what} of the ${scopeSize} ${nouns} in scope (${share(removals, scopeSize)} %), more than Max Removals allows (${limit}: ${limitsSaid})`,
+			description:
+				'A source that lost rows (a partial export) looks like this. Check the source; if the removals are meant, raise Max Removals (%) or Max Removals (Count).',
+		});
+	}
+	const clearLimit = Math.floor((scopeSize * limits.clearPercent) / 100);
+	for (const [field, count] of plan.cleared) {
+		if (count <= clearLimit) continue;
+		refusals.push({
+			message: `Sync stopped by its guard: it would empty ${field} on ${count} of the ${scopeSize} ${nouns} in scope (${share(count, scopeSize)} %), more than Max Cleared per Field allows (${clearLimit}: ${limits.clearPercent} % of the scope)`,
+			description:
+				'A column the export lost, or one that came back empty, looks like this. Check the source; if the clearing is meant, raise Max Cleared per Field (%).',
+		});
+	}
+	return refusals;
+}
+
+/** Throws the first refusal as the run's error, saying nothing was written. */
+export function throwRefusal(node: INode, refusals: readonly Refusal[]): void {
+	if (!refusals.length) return;
+	const [first, ...more] = refusals;
+	throw new NodeOperationError(node, first.message, {
+		description: [
+			`Nothing was written. ${first.description}`,
+			...more.map((refusal) => `Also: ${refusal.message}.`),
+		].join('\n'),
+	});
+}
+
+/**
+ * An input with no row against a scope that holds records is refused unless allowed: a source
+ * that returned nothing is far more often a failed export than an empty fleet.
  */
 export function refuseEmptySource(
-	context: IExecuteFunctions,
-	rows: SourceRow[],
+	node: INode,
+	rows: number,
 	scopeSize: number,
 	allowed: boolean,
+	nouns: string,
 ): void {
-	if (allowed || !scopeSize || rows.some((row) => row.key !== undefined)) return;
+	if (allowed || !scopeSize || rows > 0) return;
 	throw new NodeOperationError(
-		context.getNode(),
-		`Sync refused: the input has no item with a key, and the scope holds ${scopeSize} assets`,
+		node,
+		`Sync refused: the input is empty, and the scope holds ${scopeSize} ${nouns}`,
 		{
-			description:
-				'Nothing was written. Every asset in scope would be handled as missing; an empty input is usually a source that failed. If the source really is empty, turn on Allow Empty Source in Options.',
+			description: `Nothing was written. Every one of them would be handled as missing; an empty input is usually a source that failed. If the source really is empty, turn on Allow Empty Source.`,
 		},
 	);
 }
 
-/**
- * The guard: a run that would retire or delete more assets than Max Removals allows (a share
- * of the scope, and a count when one is set) writes nothing and fails saying how many and why.
- */
-export function checkGuard(
-	context: IExecuteFunctions,
-	plan: PlanEntry[],
-	scopeSize: number,
-	options: IDataObject,
-): void {
-	const retired = plan.filter((entry) => entry.action === 'retired').length;
-	const deleted = plan.filter((entry) => entry.action === 'deleted').length;
-	const removals = retired + deleted;
-	if (!removals) return;
-	const percent = Number(options.maxRemovalPercent ?? DEFAULT_MAX_REMOVAL_PERCENT);
-	const count = Number(options.maxRemovals ?? 0);
-	const byShare = Math.floor((scopeSize * percent) / 100);
-	const limit = count > 0 ? Math.min(byShare, count) : byShare;
-	if (removals <= limit) return;
-	const what = [retired && `retire ${retired}`, deleted && `delete ${deleted}`]
-		.filter(Boolean)
-		.join(' and ');
-	const share = Math.round((removals / scopeSize) * 1000) / 10;
-	const limits = [`${percent} % of the scope is ${byShare}`, count > 0 && `the count is ${count}`]
-		.filter(Boolean)
-		.join(', ');
+/** A scope that gives no filter would own every record: refused unless None says so. */
+export function refuseEmptyScope(node: INode, mode: unknown, hasFilter: boolean, noun: string) {
+	if (mode === 'none' || hasFilter) return;
 	throw new NodeOperationError(
-		context.getNode(),
-		`Sync stopped by its guard: it would ${what} of the ${scopeSize} assets in scope (${share} %), more than Max Removals allows (${limit}: ${limits})`,
+		node,
+		`Sync refused: the scope is empty (${mode === 'manual' ? 'Build Manually has no condition' : 'the Filter Expression is empty'})`,
 		{
-			description:
-				'Nothing was written. A source that lost rows (a partial export) looks like this. Check the source; if the removals are meant, raise Max Removals (%) or Max Removals (Count) in Options.',
+			description: `Nothing was written. A scope with no filter would own every ${noun}, and handle those the source does not have as missing. Give the scope a condition, or choose Scope: None to own every ${noun}.`,
 		},
 	);
 }

@@ -1,0 +1,165 @@
+import type { IDataObject } from 'n8n-workflow';
+import { normalizeValue } from '../../shared/records';
+import { InvalidItemError } from '../../shared/runItems';
+import { assetSchema, type CustomFieldDefinition } from '../../shared/schema/asset';
+import { canonicalCustomValue, entryKey, wrapCustomValue } from '../../shared/schema/customValues';
+import { validateRecord } from '../../shared/schema/validate';
+import { hasValue, isPlainObject } from '../../shared/schema/values';
+import type { AbsentColumn } from '../../shared/sync/columns';
+import type { RowIdentity } from '../../shared/sync/identity';
+import { cleanKey, type PlaceholderTest } from '../../shared/sync/keys';
+
+export const SYNC_KEYS = ['externalId', 'serialNumber', 'assetTag'] as const;
+export type SyncKey = (typeof SYNC_KEYS)[number];
+
+/** What the source owns and how its columns are read. */
+export interface Ownership {
+	key: SyncKey;
+	/** Fields compared and written (the key and the External ID, which identify, are not among them). */
+	fields: readonly string[];
+	/** Fields used for new assets only, never compared or written on existing ones. */
+	createOnly: readonly string[];
+	/** Custom fields compared and written, resolved to the service's definitions. */
+	customFields: readonly CustomFieldDefinition[];
+	/** A field an item does not carry: left as it is, or cleared. */
+	absent: 'keep' | 'clear';
+	isPlaceholder: PlaceholderTest;
+	timezone: string;
+}
+
+/**
+ * One input item as the columns give it: each field the sync reads by its API name (absent: not
+ * carried), custom fields by lookup key. From the item's own keys, or from the mapped columns.
+ */
+export interface SourceColumns {
+	fields: IDataObject;
+	custom: IDataObject;
+}
+
+/** One source row as read: its identity, its owned values and its values for a new asset. */
+export interface SourceRow extends RowIdentity {
+	/** Owned fields (null: cleared); a field not carried is left out unless absent means clear. */
+	values: IDataObject;
+	/** Owned custom fields by lookup key, canonical wrapped values (null: cleared). */
+	custom: IDataObject;
+	/** Fields set only when creating, those with a value. */
+	createValues: IDataObject;
+	/** What is wrong with the row's values, if anything. */
+	error?: InvalidItemError;
+}
+
+export const fieldLabel = (name: string) => assetSchema.fields[name]?.displayName ?? name;
+export const fieldName = (name: string) => `${fieldLabel(name)} (${name})`;
+
+/** The source columns of an item read by field names: its own keys, custom fields in its maps. */
+export function columnsByName(json: IDataObject, own: Ownership): SourceColumns {
+	const fields: IDataObject = {};
+	for (const name of [own.key, 'externalId', ...own.fields, ...own.createOnly])
+		if (json[name] !== undefined) fields[name] = json[name];
+	const custom: IDataObject = {};
+	const wrapped = isPlainObject(json.customFieldValues) ? json.customFieldValues : {};
+	const plain = isPlainObject(json.customFields) ? json.customFields : {};
+	for (const definition of own.customFields) {
+		const wrappedKey = entryKey(wrapped, definition);
+		const plainKey = entryKey(plain, definition);
+		if (wrappedKey !== undefined) custom[definition.lookupKey] = wrapped[wrappedKey] as IDataObject;
+		else if (plainKey !== undefined)
+			custom[definition.lookupKey] = hasValue(plain[plainKey])
+				? (wrapCustomValue(plain[plainKey], definition, own.timezone) as IDataObject)
+				: null;
+	}
+	return { fields, custom };
+}
+
+/** Columns no item carries: the key, owned and create-only fields, owned custom fields. */
+export function absentColumns(
+	columns: readonly SourceColumns[],
+	own: Ownership,
+	where: (field: string) => { soughtAs: string[]; where: string },
+): AbsentColumn[] {
+	const carried = new Set<string>();
+	for (const { fields, custom } of columns) {
+		for (const name of Object.keys(fields)) carried.add(name);
+		for (const key of Object.keys(custom)) carried.add(`customFieldValues.${key}`);
+	}
+	const read = [
+		...new Set([own.key, ...own.fields, ...own.createOnly]),
+		...own.customFields.map((definition) => `customFieldValues.${definition.lookupKey}`),
+	];
+	return read
+		.filter((field) => !carried.has(field))
+		.map((field) => {
+			const definition = own.customFields.find(
+				(candidate) => `customFieldValues.${candidate.lookupKey}` === field,
+			);
+			const name = definition
+				? `${definition.name} (custom field ${definition.lookupKey})`
+				: fieldName(field);
+			return { name, ...where(field) };
+		});
+}
+
+/**
+ * A text from a CSV export in the type the field needs: numbers and yes/no values arrive as
+ * text. Anything else is left for validation to name.
+ */
+function typed(name: string, value: unknown): unknown {
+	if (typeof value !== 'string') return value;
+	const type = assetSchema.fields[name]?.type;
+	const text = value.trim();
+	if (type === 'number' && text !== '' && Number.isFinite(Number(text))) return Number(text);
+	if (type === 'boolean') {
+		if (/^(true|yes|1)$/i.test(text)) return true;
+		if (/^(false|no|0)$/i.test(text)) return false;
+	}
+	return value;
+}
+
+/** A source value as compared and written: normalized like any input, null when it has none. */
+function sourceValue(name: string, value: unknown, timezone: string): unknown {
+	const normalized = normalizeValue(assetSchema.fields[name], typed(name, value), timezone);
+	return hasValue(normalized) ? normalized : null;
+}
+
+/** Reads one item's columns as a source row: identity, owned values, checked against the schema. */
+export function readRow(item: number, columns: SourceColumns, own: Ownership): SourceRow {
+	const { fields, custom } = columns;
+	const key = cleanKey(fields[own.key]);
+	const placeholder = key !== undefined && own.isPlaceholder(key) ? key : undefined;
+	const externalId = own.key === 'externalId' ? undefined : cleanKey(fields.externalId);
+	const row: SourceRow = {
+		item,
+		key: placeholder === undefined ? key : undefined,
+		placeholder,
+		externalId,
+		values: {},
+		custom: {},
+		createValues: {},
+	};
+	for (const name of own.fields) {
+		if (fields[name] === undefined && own.absent === 'keep') continue;
+		row.values[name] = sourceValue(name, fields[name], own.timezone) as IDataObject[string];
+	}
+	for (const name of own.createOnly) {
+		const value = sourceValue(name, fields[name], own.timezone);
+		if (value !== null) row.createValues[name] = value as IDataObject[string];
+	}
+	for (const definition of own.customFields) {
+		const value = custom[definition.lookupKey];
+		if (value === undefined && own.absent === 'keep') continue;
+		row.custom[definition.lookupKey] = canonicalCustomValue(
+			value,
+			definition,
+			own.timezone,
+		) as IDataObject;
+	}
+	const checked: IDataObject = { ...row.values, ...row.createValues };
+	if (own.customFields.length) checked.customFieldValues = row.custom;
+	// a required field the source empties: "is required and cannot be cleared"
+	const issues = validateRecord(assetSchema, checked, {
+		mode: 'patch',
+		customFieldDefinitions: own.customFields,
+	});
+	if (issues.length) row.error = new InvalidItemError('source row', issues);
+	return row;
+}

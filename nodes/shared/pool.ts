@@ -1,0 +1,21 @@
+/**
+ * The one worker pool of the nodes' writes: runs `task(0)` ... `task(count - 1)`, starting them in
+ * index order with at most `limit` under way at once. The first runs alone: n8n fetches a missing
+ * OAuth2 token per call, so first calls made in parallel would each fetch one. `stopped` is asked
+ * before each start; once it is true no task starts (those under way finish). A task handles its
+ * own failure: one that throws rejects the pool's promise.
+ */
+export async function runPooled(
+	count: number,
+	limit: number,
+	task: (index: number) => Promise<void>,
+	stopped: () => boolean = () => false,
+): Promise<void> {
+	let next = 0;
+	const worker = async (until: number) => {
+		while (next < until && !stopped()) await task(next++);
+	};
+	await worker(Math.min(1, count));
+	const workers = Math.max(0, Math.min(limit, count - next));
+	await Promise.all(Array.from({ length: workers }, async () => await worker(count)));
+}

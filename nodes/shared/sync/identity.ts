@@ -1,0 +1,204 @@
+import type { IDataObject } from 'n8n-workflow';
+import { cleanKey, keyForm, type PlaceholderTest } from './keys';
+
+/**
+ * Which record each source row stands for, decided once for the whole input after the scope's
+ * walk, before anything is counted as missing. A row names a record by its key (the Match On
+ * field) and, when the key is another field, by its External ID: every asset has one, and it
+ * stays when a serial number is corrected or a tag is added. Rules:
+ *
+ * - key and External ID find the same record, or only one of them finds one: the row stands for
+ *   it (found by its External ID alone, the record's key is changed to the row's);
+ * - they find two different records, or the key finds a record whose External ID is another:
+ *   the row is refused, naming both;
+ * - a key or External ID that two rows share, or that two records in scope share, refuses those
+ *   rows, naming a few items and the count;
+ * - a row whose key is blank or a placeholder is refused; it still names the record its External
+ *   ID finds, and only a row with neither holds every removal back (which record it is, is unknown);
+ * - every record a row names, whatever became of the row, is never missing.
+ */
+
+/** What identifies a source row. */
+export interface RowIdentity {
+	item: number;
+	/** The key, trimmed; undefined when blank or a placeholder. */
+	key?: string;
+	/** The key as given when it is a placeholder. */
+	placeholder?: string;
+	/** The row's External ID, trimmed, when the key is another field. */
+	externalId?: string;
+}
+
+/** How a row's identity is described in messages. */
+export interface IdentityWords {
+	/** The key field's API name, e.g. `serialNumber`. */
+	keyField: string;
+	/** "Serial Number (serialNumber)". */
+	keyName: string;
+	/** "asset". */
+	noun: string;
+	/** "assets". */
+	nouns: string;
+}
+
+export type RowTarget =
+	/** The record in scope the row stands for; `keyChange` when it was found by External ID alone. */
+	| { kind: 'record'; record: IDataObject; keyChange?: { before: unknown; after: string } }
+	/** No record in scope: the row creates one (unless one exists outside the scope). */
+	| { kind: 'new' }
+	| { kind: 'refused'; message: string };
+
+export interface Resolution {
+	targets: Map<number, RowTarget>;
+	/** Ids of the records in scope some row names. */
+	named: Set<string>;
+	/** Rows with neither a key nor an External ID: which records the source holds is not known. */
+	unidentified: number;
+}
+
+/** A few items (or ids) and how many there are: "items 0, 4, 9 and 49,997 more". */
+export function describeItems(
+	values: ReadonlyArray<number | string>,
+	[one, many] = ['item', 'items'],
+	shown = 3,
+): string {
+	const rest = values.length - shown;
+	if (rest > 0)
+		return `${many} ${values.slice(0, shown).join(', ')} and ${rest.toLocaleString('en-US')} more`;
+	if (values.length === 1) return `${one} ${values[0]}`;
+	return `${many} ${values.slice(0, -1).join(', ')} and ${values.at(-1)}`;
+}
+
+const describeIds = (records: readonly IDataObject[]) =>
+	describeItems(
+		records.map((record) => String(record.id)),
+		['id', 'ids'],
+	);
+
+function groupBy<T>(values: Iterable<T>, form: (value: T) => string | undefined) {
+	const groups = new Map<string, T[]>();
+	for (const value of values) {
+		const key = form(value);
+		if (key === undefined) continue;
+		const group = groups.get(key);
+		if (group) group.push(value);
+		else groups.set(key, [value]);
+	}
+	return groups;
+}
+
+/** The key of a record in scope, when it has a usable one. */
+export function recordKey(
+	record: IDataObject,
+	keyField: string,
+	isPlaceholder: PlaceholderTest,
+): string | undefined {
+	const key = cleanKey(record[keyField]);
+	return key === undefined || isPlaceholder(key) ? undefined : key;
+}
+
+/** Decides what each row stands for (see above). Linear in rows and records. */
+export function resolveRows(
+	rows: readonly RowIdentity[],
+	scope: readonly IDataObject[],
+	words: IdentityWords,
+	isPlaceholder: PlaceholderTest,
+): Resolution {
+	const byExternalId = words.keyField !== 'externalId';
+	const scopeByKey = groupBy(scope, (record) => {
+		const key = recordKey(record, words.keyField, isPlaceholder);
+		return key === undefined ? undefined : keyForm(key);
+	});
+	const scopeByExternalId = byExternalId
+		? groupBy(scope, (record) => {
+				const externalId = cleanKey(record.externalId);
+				return externalId === undefined ? undefined : keyForm(externalId);
+			})
+		: new Map<string, IDataObject[]>();
+	const rowsByKey = groupBy(rows, (row) => (row.key === undefined ? undefined : keyForm(row.key)));
+	const rowsByExternalId = groupBy(rows, (row) =>
+		row.externalId === undefined ? undefined : keyForm(row.externalId),
+	);
+
+	const targets = new Map<number, RowTarget>();
+	const named = new Set<string>();
+	let unidentified = 0;
+	const refuse = (row: RowIdentity, message: string) =>
+		targets.set(row.item, { kind: 'refused', message });
+	const externalIdName = 'External ID (externalId)';
+
+	for (const row of rows) {
+		const byKey = row.key === undefined ? [] : (scopeByKey.get(keyForm(row.key)) ?? []);
+		const byId =
+			row.externalId === undefined ? [] : (scopeByExternalId.get(keyForm(row.externalId)) ?? []);
+		for (const record of [...byKey, ...byId]) named.add(String(record.id));
+
+		const keyTwins = row.key === undefined ? [] : rowsByKey.get(keyForm(row.key))!;
+		const idTwins =
+			row.externalId === undefined ? [] : rowsByExternalId.get(keyForm(row.externalId))!;
+		if (keyTwins.length > 1) {
+			refuse(
+				row,
+				`${words.keyName} "${row.key}" is in ${describeItems(keyTwins.map((twin) => twin.item))} of the input (case and spaces aside): each key may appear once`,
+			);
+		} else if (idTwins.length > 1) {
+			refuse(
+				row,
+				`${externalIdName} "${row.externalId}" is in ${describeItems(idTwins.map((twin) => twin.item))} of the input (case and spaces aside): each may appear once`,
+			);
+		} else if (byKey.length > 1) {
+			refuse(
+				row,
+				`${words.keyName} "${row.key}" belongs to ${byKey.length} ${words.nouns} in scope (${describeIds(byKey)}, case and spaces aside): each key may belong to one`,
+			);
+		} else if (byId.length > 1) {
+			refuse(
+				row,
+				`${externalIdName} "${row.externalId}" belongs to ${byId.length} ${words.nouns} in scope (${describeIds(byId)}, case and spaces aside): each may belong to one`,
+			);
+		} else if (byKey[0] && row.externalId !== undefined && byKey[0] !== byId[0]) {
+			const [record] = byKey;
+			refuse(
+				row,
+				`${words.keyName} "${row.key}" is the ${words.noun} ${String(record.id)} in scope, whose External ID is "${String(record.externalId)}", but this row's External ID is "${row.externalId}"${byId[0] ? ` (the ${words.noun} ${String(byId[0].id)})` : ''}: which ${words.noun} the row means is not clear, so neither is changed. Correct the source`,
+			);
+		} else if (row.key === undefined) {
+			const what =
+				row.placeholder === undefined
+					? 'is empty'
+					: `is "${row.placeholder}", a placeholder (Placeholder Keys), not a key`;
+			const kept = byId[0]
+				? `; the ${words.noun} with External ID "${String(byId[0].externalId)}" is kept as it is`
+				: '';
+			refuse(row, `${words.keyName} ${what}: the row cannot be matched to an ${words.noun}${kept}`);
+			if (row.externalId === undefined) unidentified++;
+		} else if (byKey[0]) {
+			targets.set(row.item, { kind: 'record', record: byKey[0] });
+		} else if (byId[0]) {
+			const [record] = byId;
+			targets.set(row.item, {
+				kind: 'record',
+				record,
+				keyChange: { before: record[words.keyField] ?? null, after: row.key },
+			});
+		} else {
+			targets.set(row.item, { kind: 'new' });
+		}
+	}
+
+	// two rows that found one record by different means (one by key, one by External ID)
+	const byRecord = groupBy(rows, (row) => {
+		const target = targets.get(row.item);
+		return target?.kind === 'record' ? String(target.record.id) : undefined;
+	});
+	for (const [id, twins] of byRecord) {
+		if (twins.length < 2) continue;
+		const items = describeItems(twins.map((twin) => twin.item));
+		for (const row of twins)
+			refuse(
+				row,
+				`${items} of the input all stand for the ${words.noun} ${id} (by ${words.keyName} or External ID): each ${words.noun} may appear once`,
+			);
+	}
+	return { targets, named, unidentified };
+}

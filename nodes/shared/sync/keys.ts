@@ -1,0 +1,81 @@
+import { NodeOperationError, type INode } from 'n8n-workflow';
+
+/**
+ * Keys as Sync reads and compares them. A key is trimmed (CSV round trips add spaces), and two
+ * keys are the same when they are equal case aside: the service compares text that way
+ * (service-behaviour.md §6, `eq` is case-insensitive), so a lookup of `sn-1` finds `SN-1`, and
+ * serial numbers and asset tags change case between exports.
+ */
+
+/** A key as written in a row or a record: trimmed text, or undefined when there is none. */
+export function cleanKey(value: unknown): string | undefined {
+	const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+	if (typeof text !== 'string') return undefined;
+	const trimmed = text.trim();
+	return trimmed || undefined;
+}
+
+/** The form two keys are compared in: equal forms name the same record. */
+export const keyForm = (key: string): string => key.toLowerCase();
+
+/**
+ * Values device firmware and MDM exports put in a serial number (or tag) field when there is
+ * none: the SMBIOS fillers, the field's own name, and what virtual machines report
+ * (../shared/notes/dirty-exports.md). Lines between slashes are regular expressions.
+ */
+export const DEFAULT_PLACEHOLDER_KEYS = [
+	'To Be Filled By O.E.M.',
+	'Default string',
+	'System Serial Number',
+	'Chassis Serial Number',
+	'SerialNumber',
+	'Serial Number',
+	'Not Specified',
+	'Not Applicable',
+	'None',
+	'N/A',
+	'NA',
+	'Unknown',
+	'Invalid',
+	'0123456789',
+	'123456789',
+	'/^0+$/',
+	'/^x+$/',
+	'/^-+$/',
+].join('\n');
+
+/** Tells whether a cleaned key means "no key": one of the listed values, case aside. */
+export type PlaceholderTest = (key: string) => boolean;
+
+/**
+ * Reads the Placeholder Keys option: one value per line (commas separate too, outside a regular
+ * expression), compared case aside; `/.../` is a regular expression, matched case aside. Fails
+ * the run naming the line when an expression does not compile.
+ */
+export function placeholderTest(node: INode, text: unknown): PlaceholderTest {
+	const values = new Set<string>();
+	const patterns: RegExp[] = [];
+	const lines = String(text ?? '').split(/\r?\n/);
+	for (const line of lines) {
+		const trimmed = line.trim();
+		const pattern = /^\/(.+)\/$/.exec(trimmed);
+		if (pattern) {
+			try {
+				patterns.push(new RegExp(pattern[1], 'i'));
+			} catch (error) {
+				throw new NodeOperationError(
+					node,
+					`Placeholder Keys: the line ${JSON.stringify(trimmed)} is not a regular expression (${(error as Error).message})`,
+					{ description: "Nothing was written. Correct the node's Placeholder Keys option." },
+				);
+			}
+			continue;
+		}
+		for (const value of trimmed.split(',')) {
+			const key = cleanKey(value);
+			if (key !== undefined) values.add(keyForm(key));
+		}
+	}
+	if (!values.size && !patterns.length) return () => false;
+	return (key) => values.has(keyForm(key)) || patterns.some((pattern) => pattern.test(key));
+}
