@@ -519,7 +519,7 @@ describe('Asset Sync writes 8 at a time', () => {
 			const credential = sandboxCredential(sandbox);
 			const assets = sandbox.store.assets.all();
 			const input = assets.map((asset) => ({
-				externalId: asset.externalId,
+				externalId: String(asset.externalId),
 				deviceName: `${String(asset.deviceName)} (renamed)`,
 			}));
 			sandbox.resetStats();

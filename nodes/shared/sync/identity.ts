@@ -56,24 +56,30 @@ export interface Resolution {
 	unidentified: number;
 }
 
-/** A few items (or ids) and how many there are: "items 0, 4, 9 and 49,997 more". */
+/**
+ * A few items (or ids) and how many there are: "items 0, 4, 9 and 49,997 more". `values` may
+ * hold only the first few of `total`.
+ */
 export function describeItems(
 	values: ReadonlyArray<number | string>,
 	[one, many] = ['item', 'items'],
-	shown = 3,
+	total = values.length,
 ): string {
-	const rest = values.length - shown;
-	if (rest > 0)
-		return `${many} ${values.slice(0, shown).join(', ')} and ${rest.toLocaleString('en-US')} more`;
-	if (values.length === 1) return `${one} ${values[0]}`;
-	return `${many} ${values.slice(0, -1).join(', ')} and ${values.at(-1)}`;
+	const shown = values.slice(0, total > 3 ? 3 : total);
+	const rest = total - shown.length;
+	if (rest > 0) return `${many} ${shown.join(', ')} and ${rest.toLocaleString('en-US')} more`;
+	if (shown.length === 1) return `${one} ${shown[0]}`;
+	return `${many} ${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`;
 }
 
 const describeIds = (records: readonly IDataObject[]) =>
 	describeItems(
-		records.map((record) => String(record.id)),
+		records.slice(0, 3).map((record) => String(record.id)),
 		['id', 'ids'],
+		records.length,
 	);
+
+const NONE: readonly IDataObject[] = [];
 
 function groupBy<T>(values: Iterable<T>, form: (value: T) => string | undefined) {
 	const groups = new Map<string, T[]>();
@@ -120,18 +126,31 @@ export function resolveRows(
 		row.externalId === undefined ? undefined : keyForm(row.externalId),
 	);
 
+	// a group's first items only: 50,000 rows on one placeholder must stay linear
+	const itemsOf = (twins: readonly RowIdentity[]) =>
+		describeItems(
+			twins.slice(0, 3).map((twin) => twin.item),
+			undefined,
+			twins.length,
+		);
 	const targets = new Map<number, RowTarget>();
 	const named = new Set<string>();
+	const namedGroups = new Set<readonly IDataObject[]>();
 	let unidentified = 0;
 	const refuse = (row: RowIdentity, message: string) =>
 		targets.set(row.item, { kind: 'refused', message });
 	const externalIdName = 'External ID (externalId)';
 
 	for (const row of rows) {
-		const byKey = row.key === undefined ? [] : (scopeByKey.get(keyForm(row.key)) ?? []);
+		const byKey = (row.key !== undefined && scopeByKey.get(keyForm(row.key))) || NONE;
 		const byId =
-			row.externalId === undefined ? [] : (scopeByExternalId.get(keyForm(row.externalId)) ?? []);
-		for (const record of [...byKey, ...byId]) named.add(String(record.id));
+			(row.externalId !== undefined && scopeByExternalId.get(keyForm(row.externalId))) || NONE;
+		for (const group of [byKey, byId]) {
+			// each group once: many rows may name one key that many records share
+			if (namedGroups.has(group)) continue;
+			namedGroups.add(group);
+			for (const record of group) named.add(String(record.id));
+		}
 
 		const keyTwins = row.key === undefined ? [] : rowsByKey.get(keyForm(row.key))!;
 		const idTwins =
@@ -139,12 +158,12 @@ export function resolveRows(
 		if (keyTwins.length > 1) {
 			refuse(
 				row,
-				`${words.keyName} "${row.key}" is in ${describeItems(keyTwins.map((twin) => twin.item))} of the input (case and spaces aside): each key may appear once`,
+				`${words.keyName} "${row.key}" is in ${itemsOf(keyTwins)} of the input (case and spaces aside): each key may appear once`,
 			);
 		} else if (idTwins.length > 1) {
 			refuse(
 				row,
-				`${externalIdName} "${row.externalId}" is in ${describeItems(idTwins.map((twin) => twin.item))} of the input (case and spaces aside): each may appear once`,
+				`${externalIdName} "${row.externalId}" is in ${itemsOf(idTwins)} of the input (case and spaces aside): each may appear once`,
 			);
 		} else if (byKey.length > 1) {
 			refuse(
@@ -193,7 +212,7 @@ export function resolveRows(
 	});
 	for (const [id, twins] of byRecord) {
 		if (twins.length < 2) continue;
-		const items = describeItems(twins.map((twin) => twin.item));
+		const items = itemsOf(twins);
 		for (const row of twins)
 			refuse(
 				row,
