@@ -23,17 +23,43 @@ function syncExample(): { dryRun: WorkflowJson; live: WorkflowJson } {
 	};
 }
 
-const DEVICES = ['0001', '0002', '0003', '0004', '0005'].map(
-	(n, i) => `MDM-${['C02', 'C02', 'PF3', 'PF3', 'CN0'][i]}MDM${n}`,
-);
+/** The export's devices that Sync creates (the placeholder and the bad date are rows to fix). */
+const DEVICES = [
+	['C02MDM0001', 'MBP-ANNA'],
+	['C02MDM0002', 'MBP-BEN'],
+	['pf3mdm0003', 'TP-CARA'],
+	['PF3MDM0004', 'TP-DAN'],
+	['CN0MDM0005', 'LAT-EVA'],
+];
+
+/** The export node's code with its CSV changed by `edit` (a line per device after the header). */
+function editExport(workflow: WorkflowJson, edit: (lines: string[]) => string[]): WorkflowJson {
+	const copy = structuredClone(workflow);
+	for (const node of copy.nodes as Array<{ name: string; parameters: IDataObject }>) {
+		if (node.name !== 'Device export (Intune CSV)') continue;
+		const code = String(node.parameters.jsCode);
+		const start = code.indexOf('const csv = [');
+		const end = code.indexOf("].join('\\n');");
+		const lines = code
+			.slice(start + 'const csv = ['.length, end)
+			.split('\n')
+			.map((line) => line.trim().replace(/,$/, ''))
+			.filter(Boolean)
+			.map((line) => JSON.parse(line) as string);
+		const [header, ...rows] = lines;
+		const csv = [header, ...edit(rows)].map((line) => `\t${JSON.stringify(line)}`).join(',\n');
+		node.parameters.jsCode = `${code.slice(0, start)}const csv = [\n${csv},\n${code.slice(end)}`;
+	}
+	return copy;
+}
 
 describe('the Sync example in real n8n: dry run, run, run again', () => {
 	let sandbox: Sandbox;
 	let home: N8nHome;
 	const { dryRun, live } = syncExample();
 	const leaver = exampleWorkflows().find(({ file }) => file === '7-leaver-assets.json')!.workflow;
-	const mdmAssets = () =>
-		sandbox.store.assets.all().filter((asset) => String(asset.externalId).startsWith('MDM-'));
+	const intuneAssets = () =>
+		sandbox.store.assets.all().filter((asset) => String(asset.externalId).startsWith('INTUNE-'));
 	const writes = () =>
 		sandbox.journal().filter((call) => call.path.startsWith('/api/') && call.method !== 'GET');
 
@@ -49,54 +75,80 @@ describe('the Sync example in real n8n: dry run, run, run again', () => {
 		await sandbox?.close();
 	});
 
-	test('dry run: the plan, nothing written; the bad row leaves by the error output', async () => {
+	test('dry run: the plan from a CSV export read by Extract From File, nothing written; the placeholder serial and the bad date leave by the error output', async () => {
 		sandbox.resetStats();
 		const run = await home.executeWorkflow(dryRun.id!);
 		expect(run.error).toBeUndefined();
-		expect(run.outputs.Plan.map((item) => [item.externalId, item.action, item.dryRun])).toEqual(
-			DEVICES.map((key) => [key, 'created', true]),
+		expect(run.outputs.Plan.map((item) => [item.serialNumber, item.action, item.dryRun])).toEqual(
+			DEVICES.map(([serial]) => [serial, 'created', true]),
 		);
-		expect(run.outputs.Plan[0].changes).toMatchObject({
-			deviceName: { before: null, after: 'MBP-ANNA' },
+		expect(run.outputs.Plan[1].changes).toMatchObject({
+			externalId: { before: null, after: 'INTUNE-3f9c1a20-0002' },
+			serialNumber: { before: null, after: 'C02MDM0002' },
+			deviceName: { before: null, after: 'MBP-BEN' },
+			status: { before: null, after: 'Deployed' },
+			assetType: { before: null, after: 'Laptop' },
 		});
 		expect(run.outputs['Rows to fix']).toEqual([
 			expect.objectContaining({
 				error: expect.stringMatching(
-					/^Invalid source row: Last Synced At \(lastSyncDtm\) .*\[item 5\]$/,
+					/^Serial Number \(serialNumber\) is "To Be Filled By O\.E\.M\.", a placeholder .*the asset with External ID "INTUNE-3f9c1a20-0006" is kept as it is \[item 5\]$/,
 				),
-				externalId: 'MDM-C02MDM0006',
+			}),
+			expect.objectContaining({
+				error: expect.stringMatching(
+					/^Invalid source row: Last Synced At \(lastSyncDtm\) .*\[item 6\]$/,
+				),
 			}),
 		]);
 		expect(writes()).toEqual([]);
-		expect(mdmAssets()).toEqual([]);
+		expect(intuneAssets()).toEqual([]);
 	});
 
-	test('run: the same plan carried out; run again: nothing written', async () => {
+	test('run: the same plan carried out; run again: nothing written; a dirtier export the next night: nothing created, nothing retired', async () => {
 		const first = await home.executeWorkflow(live.id!);
 		expect(first.error).toBeUndefined();
-		expect(first.outputs.Plan.map((item) => [item.externalId, item.action])).toEqual(
-			DEVICES.map((key) => [key, 'created']),
+		expect(first.outputs.Plan.map((item) => [item.serialNumber, item.action])).toEqual(
+			DEVICES.map(([serial]) => [serial, 'created']),
 		);
-		expect(first.outputs['Rows to fix']).toHaveLength(1);
+		expect(first.outputs['Rows to fix']).toHaveLength(2);
 		expect(
-			mdmAssets()
-				.map((asset) => asset.externalId)
+			intuneAssets()
+				.map((asset) => [asset.serialNumber, asset.deviceName, asset.status, asset.assetType])
 				.sort(),
-		).toEqual([...DEVICES].sort());
+		).toEqual(DEVICES.map(([serial, name]) => [serial, name, 'Deployed', 'Laptop']).sort());
 
 		sandbox.resetStats();
 		const second = await home.executeWorkflow(live.id!);
 		expect(second.outputs.Plan.map((item) => item.action)).toEqual(Array(5).fill('unchanged'));
 		expect(writes()).toEqual([]);
+
+		// the next night: padding and case change again, one device's status was set by hand
+		const ben = intuneAssets().find((asset) => asset.deviceName === 'MBP-BEN')!;
+		sandbox.store.assets.put({ ...ben, status: 'OutForRepair', statusType: 'Unavailable' });
+		const dirtier = editExport(live, (rows) =>
+			rows.map((row) => {
+				const cells = row.split(',');
+				cells[2] = /^C02/.test(cells[2])
+					? ` ${cells[2].trim().toLowerCase()}  `
+					: cells[2].trim().toUpperCase();
+				return cells.join(',');
+			}),
+		);
+		await home.importWorkflows([{ ...dirtier, id: 'stockroomExSync6Dirty', name: 'dirtier' }]);
+		sandbox.resetStats();
+		const third = await home.executeWorkflow('stockroomExSync6Dirty');
+		expect(third.error).toBeUndefined();
+		expect(third.outputs.Plan.map((item) => item.action)).toEqual(Array(5).fill('unchanged'));
+		expect(writes()).toEqual([]);
+		expect(intuneAssets().find((asset) => asset.deviceName === 'MBP-BEN')!.status).toBe(
+			'OutForRepair',
+		);
 	});
 
 	test('a guard stop with On Error: Continue: one item on the error output says nothing was written', async () => {
 		// the export shrinks to one device: retiring the other four is more than the guard allows
-		const shrunk = structuredClone(live);
-		for (const node of shrunk.nodes as Array<{ name: string; parameters: IDataObject }>) {
-			if (node.name === 'Device export (MDM)')
-				node.parameters.jsCode = `return (await (async () => {\n${String(node.parameters.jsCode)}\n})()).slice(0, 1);`;
-		}
+		const shrunk = editExport(live, (rows) => rows.slice(0, 1));
 		await home.importWorkflows([{ ...shrunk, id: 'stockroomExSync6Shrunk', name: 'shrunk' }]);
 		sandbox.resetStats();
 		const run = await home.executeWorkflow('stockroomExSync6Shrunk');
@@ -109,6 +161,26 @@ describe('the Sync example in real n8n: dry run, run, run again', () => {
 					/^Sync stopped by its guard: it would retire 4 of the 5 assets/,
 				),
 				message: expect.stringMatching(/^Nothing was written\./),
+			}),
+		]);
+		expect(writes()).toEqual([]);
+	});
+
+	test('the export renames a column: the run is refused naming it and the closest column, nothing written', async () => {
+		const renamed = editExport(live, (rows) => rows);
+		for (const node of renamed.nodes as Array<{ name: string; parameters: IDataObject }>)
+			if (node.name === 'Device export (Intune CSV)')
+				node.parameters.jsCode = String(node.parameters.jsCode).replace(
+					'Serial number,',
+					'Serial Number (BIOS),',
+				);
+		await home.importWorkflows([{ ...renamed, id: 'stockroomExSync6Renamed', name: 'renamed' }]);
+		sandbox.resetStats();
+		const run = await home.executeWorkflow('stockroomExSync6Renamed');
+		expect(run.outputs['Rows to fix']).toEqual([
+			expect.objectContaining({
+				error: 'Sync refused: no input item has Serial Number (serialNumber)',
+				message: expect.stringContaining('(did you mean "Serial Number (BIOS)"?)'),
 			}),
 		]);
 		expect(writes()).toEqual([]);
