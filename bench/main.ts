@@ -302,7 +302,7 @@ async function main() {
 	const million = await millionFigures(records * 10, progress);
 
 	progress('sync: the Sync operation beside the hand-built workflow');
-	const sync = await syncFigures(records, syncPairs(quick), workDir, progress);
+	const sync = await syncFigures(records, sideBySideSizes(quick), workDir, progress);
 
 	const results = {
 		quick,
@@ -340,6 +340,7 @@ async function main() {
 		`list-all CPU ratio (asset node / HTTP Request node): ${ratio(figures.listAllCpuRatio)}`,
 		`list-all ratio (asset node / HTTP Request node): ${ratio(figures.listAllRatio)}`,
 		...syncLines(sync),
+		minutesLine(started),
 	].join('\n');
 	const file = quick
 		? path.join(repoRoot, 'bench', '.runs', 'results-quick.md')
@@ -354,10 +355,15 @@ async function main() {
 const QUEUE_PAIRS = 3;
 
 /**
- * Pairs of sync runs. Compare Datasets' time grows with the square of the rows: one hand-built
- * run at 100,000 took half an hour here (2 shared cores), so the full size has one pair.
+ * Sizes at which the hand-built sync runs beside the Sync. Compare Datasets' time grows with the
+ * square of the rows: one hand-built run at 100,000 took half an hour here (2 shared cores), so
+ * it runs where it takes seconds, and its time at the full size is scaled from these two.
  */
-const syncPairs = (quick: boolean) => (quick ? 3 : 1);
+const sideBySideSizes = (quick: boolean) => (quick ? [1_000, 2_000] : [5_000, 10_000]);
+
+/** The bench's last line: its whole duration (issue 31: at most 30 minutes on these 2 cores). */
+const minutesLine = (started: number) =>
+	`bench minutes: ${((performance.now() - started) / 60_000).toFixed(1)}`;
 
 /**
  * `--only list-all,heap,queue`: those sections alone, at the full size (or `--quick`'s), written
@@ -368,6 +374,7 @@ async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
 	const unknown = sections.filter((section) => !known.includes(section));
 	if (unknown.length)
 		throw new Error(`--only: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
+	const started = performance.now();
 	const records = quick ? 10_000 : 100_000;
 	const workDir = path.join(repoRoot, 'bench', '.runs', 'only');
 	rmSync(workDir, { recursive: true, force: true });
@@ -456,13 +463,14 @@ async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
 			);
 		}
 		if (sections.includes('sync')) {
-			const sync = await syncFigures(records, syncPairs(quick), workDir, progress);
+			const sync = await syncFigures(records, sideBySideSizes(quick), workDir, progress);
 			lines.push(...syncSection(sync, machine()));
 			finalLines.push(...syncLines(sync));
 		}
 	} finally {
 		await sandbox?.close();
 	}
+	finalLines.push(minutesLine(started));
 	const markdown = [
 		`# Bench sections: ${sections.join(', ')}`,
 		'',
