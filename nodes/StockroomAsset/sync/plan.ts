@@ -187,7 +187,7 @@ export function planSync(
 	const unmatchable = `kept: it has no ${fieldLabel(own.key)} (or a placeholder), so whether the source has it cannot be told`;
 	const removed = { retired: 0, deleted: 0 };
 	for (const record of scope) {
-		if (resolution.named.has(String(record.id))) continue;
+		if (resolution.named.has(record)) continue;
 		const key = recordKey(record, own.key, own.isPlaceholder);
 		const reason = heldBack ?? (key === undefined ? unmatchable : undefined);
 		if (missing.action === 'keep' || reason) {

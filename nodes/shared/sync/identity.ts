@@ -50,8 +50,8 @@ export type RowTarget =
 
 export interface Resolution {
 	targets: Map<number, RowTarget>;
-	/** Ids of the records in scope some row names. */
-	named: Set<string>;
+	/** The records in scope some row names. */
+	named: Set<IDataObject>;
 	/** Rows with neither a key nor an External ID: which records the source holds is not known. */
 	unidentified: number;
 }
@@ -80,6 +80,7 @@ const describeIds = (records: readonly IDataObject[]) =>
 	);
 
 const NONE: readonly IDataObject[] = [];
+const NO_ROWS: readonly RowIdentity[] = [];
 
 function groupBy<T>(values: Iterable<T>, form: (value: T) => string | undefined) {
 	const groups = new Map<string, T[]>();
@@ -134,27 +135,42 @@ export function resolveRows(
 			twins.length,
 		);
 	const targets = new Map<number, RowTarget>();
-	const named = new Set<string>();
+	const named = new Set<IDataObject>();
 	const namedGroups = new Set<readonly IDataObject[]>();
+	const name = (group: readonly IDataObject[]) => {
+		if (group.length === 1) named.add(group[0]);
+		// a shared group once: many rows may name one key that many records share
+		else if (group.length > 1 && !namedGroups.has(group)) {
+			namedGroups.add(group);
+			for (const record of group) named.add(record);
+		}
+	};
+	// the first row that stands for each record, and the records more than one row stands for
+	const claimedBy = new Map<IDataObject, RowIdentity>();
+	const claimedTwice = new Map<IDataObject, RowIdentity[]>();
+	const claim = (row: RowIdentity, record: IDataObject, target: RowTarget) => {
+		targets.set(row.item, target);
+		const first = claimedBy.get(record);
+		if (!first) return void claimedBy.set(record, row);
+		const twins = claimedTwice.get(record);
+		if (twins) twins.push(row);
+		else claimedTwice.set(record, [first, row]);
+	};
 	let unidentified = 0;
 	const refuse = (row: RowIdentity, message: string) =>
 		targets.set(row.item, { kind: 'refused', message });
 	const externalIdName = 'External ID (externalId)';
 
 	for (const row of rows) {
-		const byKey = (row.key !== undefined && scopeByKey.get(keyForm(row.key))) || NONE;
-		const byId =
-			(row.externalId !== undefined && scopeByExternalId.get(keyForm(row.externalId))) || NONE;
-		for (const group of [byKey, byId]) {
-			// each group once: many rows may name one key that many records share
-			if (namedGroups.has(group)) continue;
-			namedGroups.add(group);
-			for (const record of group) named.add(String(record.id));
-		}
+		const keyed = row.key === undefined ? undefined : keyForm(row.key);
+		const idForm = row.externalId === undefined ? undefined : keyForm(row.externalId);
+		const byKey = (keyed !== undefined && scopeByKey.get(keyed)) || NONE;
+		const byId = (idForm !== undefined && scopeByExternalId.get(idForm)) || NONE;
+		name(byKey);
+		name(byId);
 
-		const keyTwins = row.key === undefined ? [] : rowsByKey.get(keyForm(row.key))!;
-		const idTwins =
-			row.externalId === undefined ? [] : rowsByExternalId.get(keyForm(row.externalId))!;
+		const keyTwins = keyed === undefined ? NO_ROWS : rowsByKey.get(keyed)!;
+		const idTwins = idForm === undefined ? NO_ROWS : rowsByExternalId.get(idForm)!;
 		if (keyTwins.length > 1) {
 			refuse(
 				row,
@@ -192,10 +208,10 @@ export function resolveRows(
 			refuse(row, `${words.keyName} ${what}: the row cannot be matched to an ${words.noun}${kept}`);
 			if (row.externalId === undefined) unidentified++;
 		} else if (byKey[0]) {
-			targets.set(row.item, { kind: 'record', record: byKey[0] });
+			claim(row, byKey[0], { kind: 'record', record: byKey[0] });
 		} else if (byId[0]) {
 			const [record] = byId;
-			targets.set(row.item, {
+			claim(row, record, {
 				kind: 'record',
 				record,
 				keyChange: { before: record[words.keyField] ?? null, after: row.key },
@@ -206,17 +222,12 @@ export function resolveRows(
 	}
 
 	// two rows that found one record by different means (one by key, one by External ID)
-	const byRecord = groupBy(rows, (row) => {
-		const target = targets.get(row.item);
-		return target?.kind === 'record' ? String(target.record.id) : undefined;
-	});
-	for (const [id, twins] of byRecord) {
-		if (twins.length < 2) continue;
+	for (const [record, twins] of claimedTwice) {
 		const items = itemsOf(twins);
 		for (const row of twins)
 			refuse(
 				row,
-				`${items} of the input all stand for the ${words.noun} ${id} (by ${words.keyName} or External ID): each ${words.noun} may appear once`,
+				`${items} of the input all stand for the ${words.noun} ${String(record.id)} (by ${words.keyName} or External ID): each ${words.noun} may appear once`,
 			);
 	}
 	return { targets, named, unidentified };

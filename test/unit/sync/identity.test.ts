@@ -99,7 +99,7 @@ describe('which record each row stands for', () => {
 		});
 		expect(targets.get(3)).toEqual({ kind: 'new' });
 		expect(targets.get(4)).toEqual({ kind: 'new' });
-		expect([...named].sort()).toEqual(['a1', 'a2', 'a3']);
+		expect([...named].map((record) => record.id).sort()).toEqual(['a1', 'a2', 'a3']);
 		expect(unidentified).toBe(0);
 	});
 
@@ -110,7 +110,7 @@ describe('which record each row stands for', () => {
 			message:
 				'Serial Number (serialNumber) "SN-1" is the asset a1 in scope, whose External ID is "E-1", but this row\'s External ID is "E-2" (the asset a2): which asset the row means is not clear, so neither is changed. Correct the source',
 		});
-		expect([...named].sort()).toEqual(['a1', 'a2']);
+		expect([...named].map((record) => record.id).sort()).toEqual(['a1', 'a2']);
 	});
 
 	test('a key found, and an External ID no record in scope has: refused (is it a re-enrolled device?)', () => {
@@ -140,7 +140,7 @@ describe('which record each row stands for', () => {
 			message: 'Serial Number (serialNumber) is empty: the row cannot be matched to an asset',
 		});
 		expect(targets.get(3)?.kind).toBe('refused');
-		expect([...named].sort()).toEqual(['a1', 'a2']);
+		expect([...named].map((record) => record.id).sort()).toEqual(['a1', 'a2']);
 		expect(unidentified).toBe(1);
 	});
 
