@@ -286,7 +286,7 @@ function planFigures(progress: (message: string) => void): number[] {
 		const resolution = resolveRows(
 			rows,
 			scope,
-			{ keyField: 'serialNumber', keyName: 'Serial Number', noun: 'asset', nouns: 'assets' },
+			{ keyField: 'serialNumber', keyLabel: 'Serial Number', noun: 'asset', nouns: 'assets' },
 			own.isPlaceholder,
 		);
 		const plan = planSync(rows, resolution, scope, own, { action: 'delete', status: 'Retired' });

@@ -224,9 +224,9 @@ describe('Asset Sync on dirty exports (issue 31)', () => {
 			];
 			const [kept] = await sync(input, { dryRun: true, maxClearPercent: 100 });
 			expect(kept.map((item) => [item.json.externalId, item.json.action])).toEqual([
-				['SYNC-1', 'updated'],
+				['SYNC-1', 'update'],
 				['SYNC-2', 'unchanged'],
-				['SYNC-3', 'updated'],
+				['SYNC-3', 'update'],
 				['SYNC-4', 'unchanged'],
 				['SYNC-5', 'unchanged'],
 			]);
@@ -255,7 +255,7 @@ describe('Asset Sync on dirty exports (issue 31)', () => {
 			expect(planned).toHaveLength(5);
 			for (const item of planned)
 				expect(item.json).toMatchObject({
-					action: 'updated',
+					action: 'update',
 					dryRun: true,
 					wouldBeRefused: error.message,
 				});
@@ -436,7 +436,7 @@ describe('Asset Sync on dirty exports (issue 31)', () => {
 			// SYNC-5 went in the run before
 			expect(missing.map((item) => item.json.serialNumber)).toEqual(['SN-1', 'SN-4']);
 			expect(missing[0].json.reason).toBe(
-				'kept: 1 source row has no Serial Number and no External ID, so which assets the source holds is not known',
+				'kept: 1 source row has no External ID and no Serial Number of an asset in scope, so which assets the source holds is not known',
 			);
 			expect(writes()).toEqual([]);
 		});

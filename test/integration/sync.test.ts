@@ -180,10 +180,19 @@ describe('Asset Sync against the sandbox', () => {
 		expect(snapshot()).toBe(before);
 		expect(planned.every((item) => item.json.dryRun === true)).toBe(true);
 		const [done] = await sync(input, parameters);
+		// the same items, each action said as what would happen, and the same plan id
 		const strip = (items: typeof done) =>
-			items.map(({ json: { dryRun: _d, id: _id, ...rest } }) => rest);
+			items.map(({ json: { dryRun: _d, id: _id, action: _a, ...rest } }) => rest);
 		expect(strip(planned)).toEqual(strip(done));
 		expect(planned.map((item) => item.json.action)).toEqual([
+			'update',
+			'unchanged',
+			'unchanged',
+			'create',
+			'delete',
+			'delete',
+		]);
+		expect(done.map((item) => item.json.action)).toEqual([
 			'updated',
 			'unchanged',
 			'unchanged',
@@ -191,6 +200,8 @@ describe('Asset Sync against the sandbox', () => {
 			'deleted',
 			'deleted',
 		]);
+		expect(planned[0].json.planId).toMatch(/^p1-c1-u1-r0-d2-m0-f0-[0-9a-f]{16}$/);
+		expect(done.every((item) => item.json.planId === planned[0].json.planId)).toBe(true);
 	});
 
 	test('the guard: above Max Removals nothing is written and the run says how many and why', async () => {
@@ -397,6 +408,7 @@ describe('Asset Sync against the sandbox', () => {
 			scope: 5,
 			source: 5,
 			dryRun: false,
+			planId: expect.stringMatching(/^p1-c0-u5-r0-d0-m0-f0-[0-9a-f]{16}$/),
 		});
 		expect(stored('SYNC-1')!.customFieldValues).toEqual({
 			costCenter: { textValue: 'CC-2' },

@@ -32,16 +32,32 @@ import {
 	refuseEmptyScope,
 	refuseEmptySource,
 	throwRefusal,
-	type Refusal,
 } from '../../shared/sync/guard';
 import { resolveRows } from '../../shared/sync/identity';
 import { DEFAULT_PLACEHOLDER_KEYS, placeholderTest } from '../../shared/sync/keys';
 import { collect, MAX_PAGE_SIZE, paginate, type RetryPolicy } from '../../shared/transport';
 import { customFieldDefinitions, customFieldTypes } from '../customFields';
-import { planSync, type MissingRecords, type PlanEntry } from '../sync/plan';
+import {
+	countActions,
+	reportItem,
+	recordItem,
+	summaryItem,
+	type RecordWords,
+	type RunFacts,
+} from '../../shared/sync/output';
+import {
+	PLANNED,
+	planId,
+	planIdCounts,
+	type Action,
+	type MissingRecords,
+	type PlanEntry,
+} from '../../shared/sync/entries';
+import { planSync } from '../sync/plan';
 import {
 	absentColumns,
 	columnsByName,
+	fieldLabel,
 	fieldName,
 	readRow,
 	SYNC_KEYS,
@@ -49,7 +65,7 @@ import {
 	type SourceColumns,
 	type SyncKey,
 } from '../sync/source';
-import { outOfScope, syncOutput, writePlan } from '../sync/write';
+import { outOfScope, writePlan } from '../sync/write';
 
 const fieldOptions = writableScalars(assetSchema.fields)
 	.map(([name, field]) => ({ name: field.displayName, value: name }))
@@ -184,7 +200,38 @@ const properties: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description:
-			'Whether to only show what would change (the same output), writing nothing; the guard does not stop a dry run, which says when the real run would be refused',
+			'Whether to only show what would change (the same output, with its plan ID), writing nothing; the guard does not stop a dry run, which says when the real run would be refused',
+	},
+	{
+		displayName: 'Apply Only Plan',
+		name: 'applyOnlyPlan',
+		type: 'string',
+		default: '',
+		placeholder: "e.g. {{ $('Sync (dry run)').first().json.planId }}",
+		description:
+			'The plan ID of the dry run a person approved: the run writes only if its plan is exactly that one, and otherwise writes nothing and says what changed. Empty: apply the plan as it is.',
+		displayOptions: { show: { dryRun: [false] } },
+	},
+	{
+		displayName: 'As an AI Tool',
+		name: 'toolMode',
+		type: 'options',
+		options: [
+			{
+				name: 'Propose Only',
+				value: 'propose',
+				description: 'Every call is a dry run: the agent gets the plan and its plan ID',
+			},
+			{
+				name: 'Apply an Approved Plan',
+				value: 'apply',
+				description:
+					'A call with a plan ID in Apply Only Plan writes that plan if it is still the plan; a call without one is a dry run',
+			},
+		],
+		default: 'propose',
+		description:
+			'What an AI agent may do with this node as a tool (no effect in a workflow). The guard holds either way.',
 	},
 	...guardProperties('assets'),
 	optionsProperty(
@@ -231,9 +278,28 @@ const properties: INodeProperties[] = [
 					value: 'records',
 					description: 'Each asset with its action and, for changes, each field before and after',
 				},
-				{ name: 'Summary', value: 'summary', description: 'One item counting each action' },
+				{
+					name: 'Summary',
+					value: 'summary',
+					description: 'One item counting each action; failed rows as error items',
+				},
+				{
+					name: 'Report',
+					value: 'report',
+					description:
+						'One item with the counts and the changes as Markdown and HTML, with a subject line, for a message, an e-mail or an approval; failed rows as error items',
+				},
 			],
 			default: 'records',
+		},
+		{
+			displayName: 'Report Lines per Action',
+			name: 'reportLimit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 20,
+			description: 'How many assets each action lists in the report (the counts are always whole)',
+			displayOptions: { show: { '/options.output': ['report'] } },
 		},
 		pageSizeOption('Assets read'),
 	),
@@ -390,22 +456,61 @@ function stoppedItem(error: unknown): INodeExecutionData {
 	return errorItem(stopped, 0);
 }
 
+/** How an asset is named in output and reports: its device name and who it is assigned to. */
+const assetWords = (own: Ownership): RecordWords => ({
+	noun: 'asset',
+	nouns: 'assets',
+	keyField: own.key,
+	fieldLabel: (field) =>
+		field.startsWith(CUSTOM_COLUMN_PREFIX)
+			? (own.customFields.find(
+					(definition) => `${CUSTOM_COLUMN_PREFIX}${definition.lookupKey}` === field,
+				)?.name ?? field)
+			: fieldLabel(field),
+	describe: (record) => ({
+		name: typeof record.deviceName === 'string' ? record.deviceName : undefined,
+		holder: isPlainObject(record.assignedTo)
+			? String(record.assignedTo.name ?? record.assignedTo.email)
+			: typeof record.assignedToEmail === 'string'
+				? record.assignedToEmail
+				: undefined,
+	}),
+});
+
 export async function runAll(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const continueOnFail = this.continueOnFail();
 	const planning = planRun.call(this, continueOnFail);
 	const planned = continueOnFail ? await planning.catch(stoppedItem) : await planning;
 	if ('json' in planned) return [planned];
-	const { plan, own, retry, options, scopeSize, sourceSize, dryRun } = planned;
-	const done = dryRun ? plan : await writePlan(this, plan, { retry, continueOnFail });
-	if (options.output === 'summary')
-		return [syncOutput.summary(done, scopeSize, sourceSize, dryRun)];
-	return done.map((entry) => {
-		if (entry.action !== 'failed') return syncOutput.record(entry, own, dryRun);
+	const { plan, own, retry, options, facts } = planned;
+	const done = facts.dryRun ? plan : await writePlan(this, plan, { retry, continueOnFail });
+	const words = assetWords(own);
+	const failures = done.flatMap((entry) => {
+		if (entry.action !== 'failed') return [];
 		// a record the source does not have fails under its own name, paired with the first item
-		return entry.item === undefined
-			? errorItem(entry.error, 0)
-			: errorItem(failure(this, entry.error, entry.item), entry.item);
+		return [
+			entry.item === undefined
+				? errorItem(entry.error, 0)
+				: errorItem(failure(this, entry.error, entry.item), entry.item),
+		];
 	});
+	if (options.output === 'summary') return [summaryItem(done, facts), ...failures];
+	if (options.output === 'report')
+		return [reportItem(done, words, facts, readReportLimit(this, options)), ...failures];
+	return done.map((entry) =>
+		entry.action === 'failed' ? failures.shift()! : recordItem(entry, words, facts),
+	);
+}
+
+/** Report Lines per Action, checked like the guard's numbers. */
+function readReportLimit(context: IExecuteFunctions, options: IDataObject): number {
+	const limit = Number(options.reportLimit ?? 20);
+	if (!Number.isInteger(limit) || limit < 1)
+		throw new NodeOperationError(
+			context.getNode(),
+			`Report Lines per Action must be a whole number from 1 up, got ${JSON.stringify(options.reportLimit)}`,
+		);
+	return limit;
 }
 
 interface Planned {
@@ -413,16 +518,75 @@ interface Planned {
 	own: Ownership;
 	retry: RetryPolicy;
 	options: IDataObject;
-	scopeSize: number;
-	sourceSize: number;
-	/** A dry run, with the reasons the real run would be refused. */
-	dryRun?: { refusals: Refusal[] };
+	facts: RunFacts;
+}
+
+/**
+ * Whether this run writes: not a dry run, and as an AI tool only a plan the node lets the agent
+ * apply (Apply an Approved Plan, with its plan ID given).
+ */
+function readDryRun(context: IExecuteFunctions): boolean {
+	if (context.getNodeParameter('dryRun', 0, false) as boolean) return true;
+	if (!context.getNode().type.endsWith('Tool')) return false;
+	const applies = context.getNodeParameter('toolMode', 0, 'propose') === 'apply';
+	return !(applies && String(context.getNodeParameter('applyOnlyPlan', 0, '') ?? '').trim());
+}
+
+/**
+ * Apply Only Plan: the run's plan must be the approved one. Otherwise nothing is written, and the
+ * refusal says what changed: the counts per action then and now, and the first records of the
+ * actions whose counts moved (of every write, when only the records or their changes did).
+ */
+function refuseOtherPlan(
+	context: IExecuteFunctions,
+	approved: string,
+	plan: readonly PlanEntry[],
+	id: string,
+	words: RecordWords,
+): void {
+	if (!approved || approved === id) return;
+	const then = planIdCounts(approved);
+	const now = countActions(plan);
+	const writes: Action[] = ['created', 'updated', 'retired', 'deleted'];
+	const counted = (counts: (action: Action) => number) =>
+		(['created', 'updated', 'retired', 'deleted', 'missing', 'failed'] as Action[])
+			.map((action) => `${PLANNED[action]} ${counts(action)}`)
+			.join(', ');
+	const moved = then ? writes.filter((action) => then.get(action) !== now[action]) : writes;
+	const first = plan
+		.filter((entry) => (moved.length ? moved : writes).includes(entry.action))
+		.slice(0, 5)
+		.map((entry) => {
+			const record =
+				entry.action === 'created' ? entry.body : 'record' in entry ? entry.record : {};
+			const { name } = words.describe(record ?? {});
+			return `${PLANNED[entry.action]} ${entry.key ?? String(record?.id)}${name ? ` (${name})` : ''}`;
+		});
+	throw new NodeOperationError(
+		context.getNode(),
+		`Sync refused: the plan is not the one approved (approved ${approved}, now ${id})`,
+		{
+			description: [
+				'Nothing was written. The register or the input changed between the dry run and this run.',
+				then
+					? `Approved: ${counted((action) => then.get(action) ?? 0)}. Now: ${counted((action) => now[action])}.`
+					: `"${approved}" is not a plan ID (a dry run's output carries one in planId).`,
+				first.length ? `The plan now would: ${first.join('; ')}.` : '',
+				'Run the dry run again and approve its plan.',
+			]
+				.filter(Boolean)
+				.join('\n'),
+		},
+	);
 }
 
 /** Everything before the first write: settings, source rows, the scope's walk, the plan, the guard. */
 async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promise<Planned> {
 	const node = this.getNode();
-	const inputs = this.getInputData().map((item) => item.json);
+	// an export that came back empty reaches the node as no item, or (Always Output Data on the
+	// node before) as one empty item: either is an empty input
+	const given = this.getInputData().map((item) => item.json);
+	const inputs = given.every((json) => !Object.keys(json).length) ? [] : given;
 	const cache: ExecutionCache = new Map();
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const retry = readRetryPolicy(options);
@@ -477,7 +641,7 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 	const resolution = resolveRows(
 		rows,
 		scope,
-		{ keyField: own.key, keyName: fieldName(own.key), noun: 'asset', nouns: 'assets' },
+		{ keyField: own.key, keyLabel: fieldLabel(own.key), noun: 'asset', nouns: 'assets' },
 		own.isPlaceholder,
 	);
 	const missing = {
@@ -487,8 +651,13 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 	const planned = planSync(rows, resolution, scope, own, missing);
 	const plan = await outOfScope(this, planned.entries, own, retry);
 	const refusals = guardRefusals(planned, scope.length, limits, 'assets');
-	const dryRun = this.getNodeParameter('dryRun', 0, false) as boolean;
-	if (!dryRun) throwRefusal(node, refusals);
+	const dryRun = readDryRun(this);
+	const id = planId(plan);
+	if (!dryRun) {
+		throwRefusal(node, refusals);
+		const approved = String(this.getNodeParameter('applyOnlyPlan', 0, '') ?? '').trim();
+		refuseOtherPlan(this, approved, plan, id, assetWords(own));
+	}
 	const failed = plan.find((entry) => entry.action === 'failed');
 	if (failed?.action === 'failed' && !continueOnFail)
 		throw failure(this, failed.error, failed.item ?? 0);
@@ -497,9 +666,7 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 		own,
 		retry,
 		options,
-		scopeSize: scope.length,
-		sourceSize: inputs.length,
-		...(dryRun ? { dryRun: { refusals } } : {}),
+		facts: { planId: id, dryRun, refusals, scope: scope.length, source: rows.length },
 	};
 }
 

@@ -9,45 +9,10 @@ import {
 } from '../../shared/schema/customValues';
 import { validateRecord } from '../../shared/schema/validate';
 import { hasValue, isPlainObject } from '../../shared/schema/values';
+import type { Change, MissingRecords, PlanEntry } from '../../shared/sync/entries';
 import { countClears, type GuardedPlan } from '../../shared/sync/guard';
 import { recordKey, type Resolution } from '../../shared/sync/identity';
 import { fieldLabel, fieldName, type Ownership, type SourceRow } from './source';
-
-export type MissingRecords = 'keep' | 'setStatus' | 'delete';
-
-export interface Change {
-	before: unknown;
-	after: unknown;
-}
-
-export type PlanEntry =
-	| {
-			action: 'created';
-			item: number;
-			key: string;
-			body: IDataObject;
-			changes: Record<string, Change>;
-	  }
-	| {
-			action: 'updated';
-			item: number;
-			key: string;
-			record: IDataObject;
-			patch: IDataObject;
-			changes: Record<string, Change>;
-	  }
-	| { action: 'unchanged'; item: number; key: string; record: IDataObject }
-	| { action: 'missing'; key?: string; record: IDataObject; reason?: string }
-	| {
-			action: 'retired';
-			key?: string;
-			record: IDataObject;
-			patch: IDataObject;
-			changes: Record<string, Change>;
-	  }
-	| { action: 'deleted'; key?: string; record: IDataObject }
-	/** `item` is absent for a record the source does not have (its write failed). */
-	| { action: 'failed'; item?: number; key?: string; record?: IDataObject; error: Error };
 
 /** Values compared as the service stores them: key order aside, JSON-equal. */
 function sameValue(a: unknown, b: unknown): boolean {
@@ -180,7 +145,9 @@ export function planSync(
 
 	const { unidentified } = resolution;
 	const identifiers =
-		own.key === 'externalId' ? 'External ID' : `${fieldLabel(own.key)} and no External ID`;
+		own.key === 'externalId'
+			? 'External ID'
+			: `External ID and no ${fieldLabel(own.key)} of an asset in scope`;
 	const heldBack = unidentified
 		? `kept: ${unidentified} source row${unidentified > 1 ? 's have' : ' has'} no ${identifiers}, so which assets the source holds is not known`
 		: undefined;

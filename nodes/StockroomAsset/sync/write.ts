@@ -1,16 +1,10 @@
-import {
-	NodeOperationError,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeExecutionData,
-} from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 import { findByField } from '../../shared/lookup';
 import { runPooled } from '../../shared/pool';
 import { ASSETS_PATH } from '../../shared/resources';
 import { keyForm } from '../../shared/sync/keys';
-import type { Refusal } from '../../shared/sync/guard';
 import { apiRequest, type RetryPolicy } from '../../shared/transport';
-import type { PlanEntry } from './plan';
+import type { PlanEntry } from '../../shared/sync/entries';
 import { fieldLabel, type Ownership } from './source';
 
 /** Writes in flight at once, as Create or Update sends them. */
@@ -183,57 +177,3 @@ export async function writePlan(
 	}
 	return done;
 }
-
-const ACTIONS = [
-	'created',
-	'updated',
-	'unchanged',
-	'missing',
-	'retired',
-	'deleted',
-	'failed',
-] as const;
-
-/** What a dry run says when the real run would be refused. */
-const refusedBy = (refusals: readonly Refusal[]) =>
-	refusals.length ? { wouldBeRefused: refusals.map((refusal) => refusal.message).join('; ') } : {};
-
-/** The output items: one per record, or a summary. */
-export const syncOutput = {
-	record(
-		entry: Exclude<PlanEntry, { action: 'failed' }>,
-		own: Ownership,
-		dryRun: { refusals: readonly Refusal[] } | undefined,
-	): INodeExecutionData {
-		const record = entry.action === 'created' ? entry.body : entry.record;
-		const json: IDataObject = {
-			action: entry.action,
-			...(record.id === undefined ? {} : { id: record.id as string }),
-			[own.key]: (entry.key ?? record[own.key] ?? null) as string,
-		};
-		if ('changes' in entry) json.changes = entry.changes as IDataObject;
-		if (entry.action === 'missing' && entry.reason) json.reason = entry.reason;
-		if (dryRun) Object.assign(json, { dryRun: true, ...refusedBy(dryRun.refusals) });
-		return { json, pairedItem: { item: 'item' in entry ? entry.item : 0 } };
-	},
-	summary(
-		plan: PlanEntry[],
-		scope: number,
-		source: number,
-		dryRun: { refusals: readonly Refusal[] } | undefined,
-	): INodeExecutionData {
-		const counts = Object.fromEntries(
-			ACTIONS.map((action) => [action, plan.filter((entry) => entry.action === action).length]),
-		);
-		return {
-			json: {
-				...counts,
-				scope,
-				source,
-				dryRun: dryRun !== undefined,
-				...refusedBy(dryRun?.refusals ?? []),
-			},
-			pairedItem: source ? Array.from({ length: source }, (_, item) => ({ item })) : { item: 0 },
-		};
-	},
-};

@@ -14,7 +14,9 @@ import { cleanKey, keyForm, type PlaceholderTest } from './keys';
  * - a key or External ID that two rows share, or that two records in scope share, refuses those
  *   rows, naming a few items and the count;
  * - a row whose key is blank or a placeholder is refused; it still names the record its External
- *   ID finds, and only a row with neither holds every removal back (which record it is, is unknown);
+ *   ID finds. A row with neither, or (key not External ID) a row whose key is on no record in
+ *   scope and that has no External ID, is refused and holds every removal back: which record it
+ *   is, is unknown (it may be one whose key was corrected);
  * - every record a row names, whatever became of the row, is never missing.
  */
 
@@ -33,8 +35,8 @@ export interface RowIdentity {
 export interface IdentityWords {
 	/** The key field's API name, e.g. `serialNumber`. */
 	keyField: string;
-	/** "Serial Number (serialNumber)". */
-	keyName: string;
+	/** The key field's label: "Serial Number". */
+	keyLabel: string;
 	/** "asset". */
 	noun: string;
 	/** "assets". */
@@ -52,7 +54,7 @@ export interface Resolution {
 	targets: Map<number, RowTarget>;
 	/** The records in scope some row names. */
 	named: Set<IDataObject>;
-	/** Rows with neither a key nor an External ID: which records the source holds is not known. */
+	/** Rows that may stand for any record in scope: which records the source holds is not known. */
 	unidentified: number;
 }
 
@@ -112,6 +114,7 @@ export function resolveRows(
 	isPlaceholder: PlaceholderTest,
 ): Resolution {
 	const byExternalId = words.keyField !== 'externalId';
+	const keyName = `${words.keyLabel} (${words.keyField})`;
 	const scopeByKey = groupBy(scope, (record) => {
 		const key = recordKey(record, words.keyField, isPlaceholder);
 		return key === undefined ? undefined : keyForm(key);
@@ -174,7 +177,7 @@ export function resolveRows(
 		if (keyTwins.length > 1) {
 			refuse(
 				row,
-				`${words.keyName} "${row.key}" is in ${itemsOf(keyTwins)} of the input (case and spaces aside): each key may appear once`,
+				`${keyName} "${row.key}" is in ${itemsOf(keyTwins)} of the input (case and spaces aside): each key may appear once`,
 			);
 		} else if (idTwins.length > 1) {
 			refuse(
@@ -184,7 +187,7 @@ export function resolveRows(
 		} else if (byKey.length > 1) {
 			refuse(
 				row,
-				`${words.keyName} "${row.key}" belongs to ${byKey.length} ${words.nouns} in scope (${describeIds(byKey)}, case and spaces aside): each key may belong to one`,
+				`${keyName} "${row.key}" belongs to ${byKey.length} ${words.nouns} in scope (${describeIds(byKey)}, case and spaces aside): each key may belong to one`,
 			);
 		} else if (byId.length > 1) {
 			refuse(
@@ -195,7 +198,7 @@ export function resolveRows(
 			const [record] = byKey;
 			refuse(
 				row,
-				`${words.keyName} "${row.key}" is the ${words.noun} ${String(record.id)} in scope, whose External ID is "${String(record.externalId)}", but this row's External ID is "${row.externalId}"${byId[0] ? ` (the ${words.noun} ${String(byId[0].id)})` : ''}: which ${words.noun} the row means is not clear, so neither is changed. Correct the source`,
+				`${keyName} "${row.key}" is the ${words.noun} ${String(record.id)} in scope, whose External ID is "${String(record.externalId)}", but this row's External ID is "${row.externalId}"${byId[0] ? ` (the ${words.noun} ${String(byId[0].id)})` : ''}: which ${words.noun} the row means is not clear, so neither is changed. Correct the source`,
 			);
 		} else if (row.key === undefined) {
 			const what =
@@ -205,7 +208,7 @@ export function resolveRows(
 			const kept = byId[0]
 				? `; the ${words.noun} with External ID "${String(byId[0].externalId)}" is kept as it is`
 				: '';
-			refuse(row, `${words.keyName} ${what}: the row cannot be matched to an ${words.noun}${kept}`);
+			refuse(row, `${keyName} ${what}: the row cannot be matched to an ${words.noun}${kept}`);
 			if (row.externalId === undefined) unidentified++;
 		} else if (byKey[0]) {
 			claim(row, byKey[0], { kind: 'record', record: byKey[0] });
@@ -216,6 +219,14 @@ export function resolveRows(
 				record,
 				keyChange: { before: record[words.keyField] ?? null, after: row.key },
 			});
+		} else if (byExternalId && row.externalId === undefined) {
+			// it may be an asset in scope whose key was corrected: without an External ID that
+			// cannot be told, and a new asset could not be created either
+			refuse(
+				row,
+				`${keyName} "${row.key}" is on no ${words.noun} in scope, and the row has no External ID: it can be neither created nor told apart from an ${words.noun} whose ${words.keyLabel} changed`,
+			);
+			unidentified++;
 		} else {
 			targets.set(row.item, { kind: 'new' });
 		}
@@ -227,7 +238,7 @@ export function resolveRows(
 		for (const row of twins)
 			refuse(
 				row,
-				`${items} of the input all stand for the ${words.noun} ${String(record.id)} (by ${words.keyName} or External ID): each ${words.noun} may appear once`,
+				`${items} of the input all stand for the ${words.noun} ${String(record.id)} (by ${keyName} or External ID): each ${words.noun} may appear once`,
 			);
 	}
 	return { targets, named, unidentified };

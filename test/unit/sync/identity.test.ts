@@ -11,7 +11,7 @@ const node = { name: 'Sync', type: 'stockroomAsset' } as INode;
 const defaults = placeholderTest(node, DEFAULT_PLACEHOLDER_KEYS);
 const serialWords = {
 	keyField: 'serialNumber',
-	keyName: 'Serial Number (serialNumber)',
+	keyLabel: 'Serial Number',
 	noun: 'asset',
 	nouns: 'assets',
 };
@@ -98,9 +98,14 @@ describe('which record each row stands for', () => {
 			keyChange: { before: null, after: 'SN-3' },
 		});
 		expect(targets.get(3)).toEqual({ kind: 'new' });
-		expect(targets.get(4)).toEqual({ kind: 'new' });
+		// no record has SN-10, and without an External ID the row may be one whose serial changed
+		expect(targets.get(4)).toEqual({
+			kind: 'refused',
+			message:
+				'Serial Number (serialNumber) "SN-10" is on no asset in scope, and the row has no External ID: it can be neither created nor told apart from an asset whose Serial Number changed',
+		});
 		expect([...named].map((record) => record.id).sort()).toEqual(['a1', 'a2', 'a3']);
-		expect(unidentified).toBe(0);
+		expect(unidentified).toBe(1);
 	});
 
 	test('a key and an External ID that find two records: refused, both named', () => {
@@ -145,7 +150,7 @@ describe('which record each row stands for', () => {
 	});
 
 	test('a record whose stored key is a placeholder is found by External ID only', () => {
-		const { targets } = resolve([row(0, 'Default string'), row(1, 'SN-4', 'E-4')]);
+		const { targets } = resolve([row(0, 'Default string', 'E-9'), row(1, 'SN-4', 'E-4')]);
 		// (the caller turns a row's placeholder into `placeholder`: a key given is a key)
 		expect(targets.get(0)).toEqual({ kind: 'new' });
 		expect(targets.get(1)).toEqual({
@@ -195,7 +200,7 @@ describe('which record each row stands for', () => {
 	});
 
 	test('Match On External ID: the key is the External ID, nothing else identifies', () => {
-		const words = { ...serialWords, keyField: 'externalId', keyName: 'External ID (externalId)' };
+		const words = { ...serialWords, keyField: 'externalId', keyLabel: 'External ID' };
 		const { targets } = resolveRows([row(0, 'e-1'), row(1, 'E-5')], scope, words, defaults);
 		expect(targets.get(0)).toEqual({ kind: 'record', record: scope[0] });
 		expect(targets.get(1)).toEqual({ kind: 'new' });

@@ -1,0 +1,210 @@
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import { hasValue } from '../schema/values';
+import { ACTIONS, PLANNED, type Action, type PlanEntry } from './entries';
+import type { Refusal } from './guard';
+
+/** What a record is called in output and reports: its name and who holds it, when known. */
+export interface RecordWords {
+	/** "asset", "assets". */
+	noun: string;
+	nouns: string;
+	/** The key field's API name. */
+	keyField: string;
+	/** A field's name in a report: "Device Name". */
+	fieldLabel: (field: string) => string;
+	/** The record's (or new record's) name and holder, e.g. a device's name and assignee. */
+	describe: (record: IDataObject) => { name?: string; holder?: string };
+}
+
+/** How a run went, for its output: the plan's id, and for a dry run what would refuse the real run. */
+export interface RunFacts {
+	planId: string;
+	dryRun: boolean;
+	refusals: readonly Refusal[];
+	scope: number;
+	source: number;
+}
+
+type Written = Exclude<PlanEntry, { action: 'failed' }>;
+
+const recordOf = (entry: Written) => (entry.action === 'created' ? entry.body : entry.record);
+
+/** The action as the output says it: past tense for a run, what would happen for a dry run. */
+const actionWord = (action: Action, dryRun: boolean) => (dryRun ? PLANNED[action] : action);
+
+const refusedBy = (facts: RunFacts) =>
+	facts.dryRun && facts.refusals.length
+		? { wouldBeRefused: facts.refusals.map((refusal) => refusal.message).join('; ') }
+		: {};
+
+/** One output item per record: its action, key, id, name and holder, and each field's change. */
+export function recordItem(
+	entry: Written,
+	words: RecordWords,
+	facts: RunFacts,
+): INodeExecutionData {
+	const record = recordOf(entry);
+	const { name, holder } = words.describe(record);
+	const json: IDataObject = {
+		action: actionWord(entry.action, facts.dryRun),
+		...(record.id === undefined ? {} : { id: record.id as string }),
+		[words.keyField]: (entry.key ?? record[words.keyField] ?? null) as string,
+		...(name === undefined ? {} : { name }),
+		...(holder === undefined ? {} : { holder }),
+		changes: ('changes' in entry ? entry.changes : {}) as IDataObject,
+	};
+	if (entry.action === 'missing' && entry.reason) json.reason = entry.reason;
+	Object.assign(json, { planId: facts.planId, dryRun: facts.dryRun, ...refusedBy(facts) });
+	return { json, pairedItem: { item: 'item' in entry ? entry.item : 0 } };
+}
+
+/** The count of each action. */
+export function countActions(entries: readonly PlanEntry[]): Record<Action, number> {
+	const counts = Object.fromEntries(ACTIONS.map((action) => [action, 0])) as Record<Action, number>;
+	for (const entry of entries) counts[entry.action]++;
+	return counts;
+}
+
+/** Pairs an item made from the whole input with every input item. */
+const pairedWithAll = (source: number) =>
+	source ? Array.from({ length: source }, (_, item) => ({ item })) : { item: 0 };
+
+/** One item counting each action (failed rows come as their own error items beside it). */
+export function summaryItem(entries: readonly PlanEntry[], facts: RunFacts): INodeExecutionData {
+	return {
+		json: {
+			...countActions(entries),
+			scope: facts.scope,
+			source: facts.source,
+			planId: facts.planId,
+			dryRun: facts.dryRun,
+			...refusedBy(facts),
+		},
+		pairedItem: pairedWithAll(facts.source),
+	};
+}
+
+const escapeHtml = (text: string) =>
+	text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** A value as a report shows it: text in quotes, "(empty)" for none, objects as JSON. */
+function shown(value: unknown): string {
+	if (!hasValue(value)) return '(empty)';
+	const text = typeof value === 'string' ? `"${value}"` : JSON.stringify(value);
+	return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/** One report line's parts: who, and what changes. */
+function lineOf(entry: PlanEntry, words: RecordWords): { who: string; what: string } {
+	if (entry.action === 'failed') {
+		return { who: `item ${entry.item ?? '(none)'}`, what: entry.error.message };
+	}
+	const record = recordOf(entry);
+	const { name, holder } = words.describe(record);
+	const key = entry.key ?? (record[words.keyField] as string | undefined);
+	const who = [
+		name ?? key ?? String(record.id),
+		name && key ? `(${key})` : '',
+		holder ? `· ${holder}` : '',
+	]
+		.filter(Boolean)
+		.join(' ');
+	const changes = 'changes' in entry ? entry.changes : {};
+	const what = Object.entries(changes)
+		.map(([field, { before, after }]) =>
+			entry.action === 'created'
+				? `${words.fieldLabel(field)} ${shown(after)}`
+				: `${words.fieldLabel(field)} ${shown(before)} → ${shown(after)}`,
+		)
+		.join('; ');
+	const reason = entry.action === 'missing' && entry.reason ? entry.reason : '';
+	return { who, what: what || reason };
+}
+
+/** Section titles: what a dry run would do, what a run did. */
+const TITLES: Record<Action, [planned: string, done: string]> = {
+	created: ['Would create', 'Created'],
+	updated: ['Would update', 'Updated'],
+	retired: ['Would retire', 'Retired'],
+	deleted: ['Would delete', 'Deleted'],
+	missing: ['Missing, kept as they are', 'Missing, kept as they are'],
+	unchanged: ['Unchanged', 'Unchanged'],
+	failed: ['Rows refused or failed', 'Rows refused or failed'],
+};
+
+/**
+ * The plan as one item people read: counts and the changes (the first `limit` of each action,
+ * removals first, each field before → after), as Markdown (which Slack also renders: lists and
+ * single-asterisk emphasis, no tables) and as HTML (e-mail, Send and Wait), with a subject line.
+ */
+export function reportItem(
+	entries: readonly PlanEntry[],
+	words: RecordWords,
+	facts: RunFacts,
+	limit: number,
+): INodeExecutionData {
+	const counts = countActions(entries);
+	const title = (action: Action) => TITLES[action][facts.dryRun ? 0 : 1];
+	const headline = (['created', 'updated', 'retired', 'deleted'] as Action[])
+		.filter((action) => counts[action])
+		.map((action) => `${title(action).toLowerCase()} ${counts[action]}`)
+		.join(', ');
+	const subject = `Sync ${facts.dryRun ? 'plan' : 'done'}: ${headline || 'nothing to write'}${counts.failed ? `, ${counts.failed} rows failed` : ''}`;
+	const status = facts.dryRun
+		? facts.refusals.length
+			? `Dry run: nothing was written. The real run would be refused: ${facts.refusals.map((refusal) => refusal.message).join('; ')}.`
+			: 'Dry run: nothing was written.'
+		: 'Written: every change below was confirmed by the service.';
+	const order: Action[] = ['retired', 'deleted', 'updated', 'created', 'failed', 'missing'];
+	const sections = order
+		.filter((action) => counts[action])
+		.map((action) => {
+			const listed = entries.filter((entry) => entry.action === action).slice(0, limit);
+			const more = counts[action] - listed.length;
+			return { action, lines: listed.map((entry) => lineOf(entry, words)), more };
+		});
+	const countLine = ACTIONS.filter((action) => counts[action])
+		.map((action) => `${title(action)}: ${counts[action]}`)
+		.join(' · ');
+	const markdown = [
+		`*${subject}*`,
+		status,
+		`Scope: ${facts.scope} ${words.nouns} · source: ${facts.source} rows · ${countLine || 'no records'}`,
+		`Plan id: \`${facts.planId}\``,
+		...sections.flatMap(({ action, lines, more }) => [
+			'',
+			`*${title(action)} (${counts[action]})*`,
+			...lines.map(({ who, what }) => `- ${who}${what ? `: ${what}` : ''}`),
+			...(more > 0 ? [`- … and ${more} more`] : []),
+		]),
+	].join('\n');
+	const html = [
+		`<h2>${escapeHtml(subject)}</h2>`,
+		`<p>${escapeHtml(status)}</p>`,
+		`<p>Scope: ${facts.scope} ${escapeHtml(words.nouns)} · source: ${facts.source} rows · ${escapeHtml(countLine || 'no records')}<br>Plan id: <code>${escapeHtml(facts.planId)}</code></p>`,
+		...sections.flatMap(({ action, lines, more }) => [
+			`<h3>${escapeHtml(title(action))} (${counts[action]})</h3>`,
+			'<ul>',
+			...lines.map(
+				({ who, what }) =>
+					`<li><b>${escapeHtml(who)}</b>${what ? `: ${escapeHtml(what)}` : ''}</li>`,
+			),
+			...(more > 0 ? [`<li>… and ${more} more</li>`] : []),
+			'</ul>',
+		]),
+	].join('\n');
+	return {
+		json: {
+			subject,
+			markdown,
+			html,
+			...counts,
+			scope: facts.scope,
+			source: facts.source,
+			planId: facts.planId,
+			dryRun: facts.dryRun,
+			...refusedBy(facts),
+		},
+		pairedItem: pairedWithAll(facts.source),
+	};
+}
