@@ -361,6 +361,8 @@ interface NodeOptions {
 	typeVersion?: number;
 	/** The workflow's time zone (its settings); default UTC. */
 	timezone?: string;
+	/** As n8n runs the node's AI tool variant (type `<name>Tool`), which an agent calls. */
+	asTool?: boolean;
 }
 
 function storeOf(options: NodeOptions): CredentialStore | undefined {
@@ -394,7 +396,7 @@ function workflowWith(
 	const definition: INode = {
 		id: 'node-under-test',
 		name: nodeType.description.defaults.name ?? 'Node',
-		type: `n8n-nodes-stockroom.${nodeType.description.name}`,
+		type: `n8n-nodes-stockroom.${nodeType.description.name}${options.asTool ? 'Tool' : ''}`,
 		typeVersion: options.typeVersion ?? (Array.isArray(version) ? Math.max(...version) : version),
 		position: [0, 0],
 		parameters: options.parameters,

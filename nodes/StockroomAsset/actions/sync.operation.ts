@@ -298,8 +298,8 @@ const properties: INodeProperties[] = [
 			type: 'number',
 			typeOptions: { minValue: 1 },
 			default: 20,
-			description: 'How many assets each action lists in the report (the counts are always whole)',
-			displayOptions: { show: { '/options.output': ['report'] } },
+			description:
+				'With Output: Report, how many assets each action lists (the counts are always whole)',
 		},
 		pageSizeOption('Assets read'),
 	),
