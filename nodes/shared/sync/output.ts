@@ -55,7 +55,10 @@ export function recordItem(
 	};
 	if (entry.action === 'missing' && entry.reason) json.reason = entry.reason;
 	Object.assign(json, { planId: facts.planId, dryRun: facts.dryRun, ...refusedBy(facts) });
-	return { json, pairedItem: { item: 'item' in entry ? entry.item : 0 } };
+	const items = 'items' in entry && entry.items ? entry.items : [];
+	const pairedItem =
+		items.length > 1 ? items.map((item) => ({ item })) : { item: 'item' in entry ? entry.item : 0 };
+	return { json, pairedItem };
 }
 
 /** The count of each action. */
