@@ -363,7 +363,7 @@ describe('Contract Sync on real procurement exports', () => {
 			.all()
 			.find((contract) => contract.externalId !== 'PO-1' && contract.externalId !== 'PO-2')!;
 		const [items] = await sync(
-			[...allRows(), ...rowsOf(1, (row) => ({ ...row, externalId: outside.externalId }))],
+			[...allRows(), ...rowsOf(1, (row) => ({ ...row, externalId: String(outside.externalId) }))],
 			{},
 			{ continueOnFail: true },
 		);

@@ -386,6 +386,21 @@ describe('Contract Sync against the sandbox', () => {
 		]);
 		expect(writes()).toEqual([]);
 
+		// the source owns the whole list, but has only PO-3's line with an External ID: the
+		// service cannot remove the line entered by hand without clearing the list, so it stays,
+		// and the output says why
+		sandbox.resetStats();
+		const [keyedOnly] = await sync([...rowsOf(1), ...rowsOf(2), ...rowsOf(3)], {
+			wholeLineItemList: true,
+		});
+		expect(keyedOnly[2].json).toMatchObject({
+			externalId: 'PO-3',
+			action: 'unchanged',
+			reason:
+				'kept: 1 line item without External ID, which the service removes only when a write sends line items without External ID or no line item at all',
+		});
+		expect(writes()).toEqual([]);
+
 		// the source owns the whole list: PO-3's lines become exactly the source's
 		sandbox.resetStats();
 		const input = [

@@ -69,6 +69,8 @@ export interface LineDiff {
 	removed: number;
 	/** Why the lines cannot be matched, if they cannot. */
 	error?: string;
+	/** Why some of the contract's lines stay although the source owns the whole list. */
+	kept?: string;
 }
 
 /** The source's line items against a contract's stored ones (see above). Linear in the lines. */
@@ -130,8 +132,11 @@ export function diffLines(
 			removed++;
 		}
 	}
-	if (own.wholeList) {
-		const given = source.filter((line) => line.key === undefined);
+	// the service removes lines without External ID only when a write sends others, or clears
+	// the list: a list of the source's with External IDs only cannot replace them
+	const given = source.filter((line) => line.key === undefined);
+	const unremovable = own.wholeList && anonymous.length > 0 && !given.length && said.size > 0;
+	if (own.wholeList && !unremovable) {
 		const before = ownedRows(anonymous, own, (line, name) => storedValue(line, name, own.timezone));
 		const after = ownedRows(
 			given.map((line) => line.values),
@@ -148,7 +153,16 @@ export function diffLines(
 		}
 	}
 	const changed = patch.set.length || patch.remove.length || patch.anonymous;
-	return { changes, removed, ...(changed ? { patch } : {}) };
+	return {
+		changes,
+		removed,
+		...(changed ? { patch } : {}),
+		...(unremovable
+			? {
+					kept: `kept: ${anonymous.length} line item${anonymous.length > 1 ? 's' : ''} without External ID, which the service removes only when a write sends line items without External ID or no line item at all`,
+				}
+			: {}),
+	};
 }
 
 /** A line with values over it (null: the field is cleared). */

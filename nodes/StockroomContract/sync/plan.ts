@@ -183,9 +183,17 @@ export function planContracts(
 				changes,
 				items,
 				...(diff?.patch ? { lineItems: diff.patch } : {}),
+				...(diff?.kept ? { reason: diff.kept } : {}),
 			});
 		} else
-			entries.push({ action: 'unchanged', item: source.item, key: source.key!, record, items });
+			entries.push({
+				action: 'unchanged',
+				item: source.item,
+				key: source.key!,
+				record,
+				items,
+				...(diff?.kept ? { reason: diff.kept } : {}),
+			});
 	}
 
 	const { unidentified } = resolution;

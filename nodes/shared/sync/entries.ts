@@ -24,9 +24,13 @@ export interface LineItemPatch {
 	anonymous?: IDataObject[];
 }
 
-/** The source items a record's entry comes from, when it is more than `item` (rows of one contract). */
+/**
+ * The source items a record's entry comes from, when it is more than `item` (rows of one
+ * contract), and why part of what the source says is not written, when it is not.
+ */
 interface FromItems {
 	items?: number[];
+	reason?: string;
 }
 
 /** What one source row or one record in scope becomes. */
