@@ -231,6 +231,12 @@ describe('Asset Sync on dirty exports (issue 31)', () => {
 				['SYNC-5', 'unchanged'],
 			]);
 			expect(kept[0].json.changes).toEqual({ modelName: { before: 'Model 1', after: null } });
+			const [[summary]] = await sync(input, {
+				dryRun: true,
+				maxClearPercent: 100,
+				options: { output: 'summary' },
+			});
+			expect(summary.json).toMatchObject({ updated: 2, cleared: 2 });
 			const [cleared] = await sync(input, {
 				maxClearPercent: 100,
 				options: { absentFields: 'clear' },

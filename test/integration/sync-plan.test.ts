@@ -186,6 +186,7 @@ describe('Sync: the plan reviewed is the plan applied (issue 33)', () => {
 			missing: 0,
 			unchanged: 2,
 			failed: 0,
+			cleared: 0,
 			scope: 4,
 			source: 4,
 			dryRun: true,

@@ -405,6 +405,7 @@ describe('Asset Sync against the sandbox', () => {
 			retired: 0,
 			deleted: 0,
 			failed: 0,
+			cleared: 0,
 			scope: 5,
 			source: 5,
 			dryRun: false,
