@@ -210,10 +210,17 @@ describe('the device-sync example on a schedule: a refused night is a failed exe
 				parameters: { rule: { interval: [{ field: 'seconds', secondsInterval: 20 }] } },
 			});
 		}
-		const connections = workflow.connections as Record<string, unknown>;
-		connections['Every 20 seconds'] = connections[MANUAL];
-		delete connections[MANUAL];
-		return { ...workflow, settings: { ...(workflow.settings as object), errorWorkflow: alert.id } };
+		const connections = Object.fromEntries(
+			Object.entries(workflow.connections as Record<string, unknown>).map(([from, to]) => [
+				from === MANUAL ? 'Every 20 seconds' : from,
+				to,
+			]),
+		);
+		return {
+			...workflow,
+			connections,
+			settings: { ...(workflow.settings as object), errorWorkflow: alert.id },
+		};
 	}
 
 	beforeAll(async () => {
