@@ -1,14 +1,11 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 import { findByField } from '../../shared/lookup';
-import { runPooled } from '../../shared/pool';
+import { runPooled, WRITES_AT_ONCE } from '../../shared/pool';
 import { ASSETS_PATH } from '../../shared/resources';
 import { keyForm } from '../../shared/sync/keys';
 import { apiRequest, type RetryPolicy } from '../../shared/transport';
 import type { PlanEntry } from '../../shared/sync/entries';
 import { fieldLabel, type Ownership } from './source';
-
-/** Writes in flight at once, as Create or Update sends them. */
-const CONCURRENCY = 8;
 
 /** Keys as the outside lookup compares them: trimmed, case aside. */
 const lookupForm = (value: string) => keyForm(value.trim());
@@ -129,7 +126,7 @@ export async function writePlan(
 	let fatal: Error | undefined;
 	await runPooled(
 		pending.length,
-		CONCURRENCY,
+		WRITES_AT_ONCE,
 		async (next) => {
 			const index = pending[next];
 			const entry = plan[index];
