@@ -203,6 +203,57 @@ const RUN = scene('run-asset-get-many.png', {
 
 const CREDENTIAL_FILE = 'credential.png';
 
+/**
+ * A Sync plan's report: tonight's Jamf export as the first eight Jamf assets, one of them gone and
+ * two renamed, planned by a dry run with Output: Report. Its HTML is photographed as an e-mail
+ * client shows it.
+ */
+const REPORT = {
+	file: 'sync-report.png',
+	workflow: {
+		...buildWorkflow('Sync report', EXAMPLE_CREDENTIAL, [
+			[
+				{
+					name: 'Jamf assets',
+					type: NODE.asset,
+					parameters: {
+						operation: 'getAll',
+						returnAll: true,
+						filterMode: 'expression',
+						filterExpression: 'externalId sw "JAMF-00000"',
+					},
+				},
+				{
+					name: 'Tonight’s export',
+					type: 'n8n-nodes-base.code',
+					typeVersion: 2,
+					parameters: {
+						jsCode:
+							'return $input.all().slice(1).map(({ json }, index) => ({ json: { externalId: json.externalId, deviceName: index < 2 ? `${json.deviceName} (new name)` : json.deviceName, serialNumber: json.serialNumber } }));',
+					},
+				},
+				{
+					name: 'Sync (dry run)',
+					type: NODE.asset,
+					typeVersion: 2,
+					parameters: {
+						operation: 'sync',
+						fieldsToSync: ['deviceName', 'serialNumber'],
+						filterMode: 'expression',
+						filterExpression: 'externalId sw "JAMF-00000"',
+						missingRecords: 'setStatus',
+						missingStatus: 'Retired',
+						dryRun: true,
+						maxRemovalPercent: 20,
+						options: { output: 'report' },
+					},
+				},
+			],
+		]),
+		id: newId(),
+	},
+};
+
 /** Makes the window tall enough that nothing inside `root` needs scrolling. */
 async function growToFit(page: Page, root: Locator): Promise<void> {
 	const overflow = await root.evaluate((element) => {
@@ -299,7 +350,16 @@ async function photographRun(page: Page, url: string): Promise<void> {
 	await save(page, RUN.file);
 }
 
-async function photograph(url: string, context: BrowserContext): Promise<void> {
+/** The report's HTML as an e-mail shows it (the run made with n8n before the editor started). */
+async function photographReport(page: Page, html: string): Promise<void> {
+	await page.setViewportSize({ width: 820, height: 600 });
+	await page.setContent(
+		`<html><body style="font: 14px/1.45 -apple-system, 'Segoe UI', Roboto, sans-serif; margin: 24px; color: #222">${html}</body></html>`,
+	);
+	await save(page.locator('body'), REPORT.file);
+}
+
+async function photograph(url: string, context: BrowserContext, reportHtml: string): Promise<void> {
 	await context.addInitScript((id) => localStorage.setItem('n8n-browserId', id), BROWSER_ID);
 	const login = await context.request.post(`${url}/rest/login`, {
 		headers: { 'browser-id': BROWSER_ID },
@@ -312,6 +372,7 @@ async function photograph(url: string, context: BrowserContext): Promise<void> {
 	for (const panel of PANELS) await photographPanel(page, url, panel);
 	await photographCredential(page, url);
 	await photographRun(page, url);
+	await photographReport(page, reportHtml);
 }
 
 async function main(): Promise<void> {
@@ -323,7 +384,11 @@ async function main(): Promise<void> {
 	const profile = mkdtempSync(path.join(tmpdir(), 'stockroom-chromium-'));
 	try {
 		await home.importCredential({ ...EXAMPLE_CREDENTIAL, ...sandboxCredentialInput(sandbox) });
-		await home.importWorkflows([...PANELS, RUN].map(({ workflow }) => workflow));
+		await home.importWorkflows([...PANELS, RUN, REPORT].map(({ workflow }) => workflow));
+		const report = await home.executeWorkflow(REPORT.workflow.id);
+		const reportHtml = report.outputs['Sync (dry run)']?.[0]?.html;
+		if (typeof reportHtml !== 'string')
+			throw new Error(`The report run gave no HTML: ${JSON.stringify(report.error)}`);
 		const server = await home.start();
 		try {
 			// a persistent context is how Playwright takes a fresh --user-data-dir
@@ -334,7 +399,7 @@ async function main(): Promise<void> {
 				args: CHROMIUM_FLAGS,
 			});
 			try {
-				await photograph(server.url, context);
+				await photograph(server.url, context, reportHtml);
 			} finally {
 				await context.close();
 			}

@@ -1,3 +1,6 @@
+/** Writes in flight at once: Create or Update's items and Sync's changes alike. */
+export const WRITES_AT_ONCE = 8;
+
 /**
  * The one worker pool of the nodes' writes: runs `task(0)` ... `task(count - 1)`, starting them in
  * index order with at most `limit` under way at once. The first runs alone: n8n fetches a missing

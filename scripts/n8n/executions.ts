@@ -79,7 +79,8 @@ export function storedExecution(database: string, row: ExecutionRow): StoredExec
 			stoppedAt: row.stoppedAt ?? undefined,
 		}),
 	};
-	if (isFinished(execution)) finishedRuns.set(key, execution);
+	// a waiting execution (a Wait node) goes on when it is resumed: read it again next time
+	if (isFinished(execution) && execution.status !== 'waiting') finishedRuns.set(key, execution);
 	return execution;
 }
 

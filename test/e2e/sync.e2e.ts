@@ -80,7 +80,7 @@ describe('the Sync example in real n8n: dry run, run, run again', () => {
 		const run = await home.executeWorkflow(dryRun.id!);
 		expect(run.error).toBeUndefined();
 		expect(run.outputs.Plan.map((item) => [item.serialNumber, item.action, item.dryRun])).toEqual(
-			DEVICES.map(([serial]) => [serial, 'created', true]),
+			DEVICES.map(([serial]) => [serial, 'create', true]),
 		);
 		expect(run.outputs.Plan[1].changes).toMatchObject({
 			externalId: { before: null, after: 'MDM-3f9c1a20-0002' },
@@ -145,27 +145,24 @@ describe('the Sync example in real n8n: dry run, run, run again', () => {
 		);
 	});
 
-	test('a guard stop with On Error: Continue: one item on the error output says nothing was written', async () => {
+	test('a guard stop fails the run at "Sync refused: fail the run", saying why and that nothing was written', async () => {
 		// the export shrinks to one device: retiring the other four is more than the guard allows
 		const shrunk = editExport(live, (rows) => rows.slice(0, 1));
 		await home.importWorkflows([{ ...shrunk, id: 'stockroomExSync6Shrunk', name: 'shrunk' }]);
 		sandbox.resetStats();
 		const run = await home.executeWorkflow('stockroomExSync6Shrunk');
-		expect(run.error).toBeUndefined();
+		expect(run.error).toMatchObject({
+			node: 'Sync refused: fail the run',
+			message: expect.stringMatching(
+				/^Sync stopped by its guard: it would retire 4 of the 5 assets.*\nNothing was written\./s,
+			),
+		});
 		expect(run.outputs.Plan ?? []).toEqual([]);
-		// n8n adds the fields of the item it is paired with (the first) to an error output's item
-		expect(run.outputs['Rows to fix']).toEqual([
-			expect.objectContaining({
-				error: expect.stringMatching(
-					/^Sync stopped by its guard: it would retire 4 of the 5 assets/,
-				),
-				message: expect.stringMatching(/^Nothing was written\./),
-			}),
-		]);
+		expect(run.outputs['Rows to fix'] ?? []).toEqual([]);
 		expect(writes()).toEqual([]);
 	});
 
-	test('the export renames a column: the run is refused naming it and the closest column, nothing written', async () => {
+	test('the export renames a column: the run fails naming it and the closest column, nothing written', async () => {
 		const renamed = editExport(live, (rows) => rows);
 		for (const node of renamed.nodes as Array<{ name: string; parameters: IDataObject }>)
 			if (node.name === 'Device export (Intune CSV)')
@@ -176,12 +173,11 @@ describe('the Sync example in real n8n: dry run, run, run again', () => {
 		await home.importWorkflows([{ ...renamed, id: 'stockroomExSync6Renamed', name: 'renamed' }]);
 		sandbox.resetStats();
 		const run = await home.executeWorkflow('stockroomExSync6Renamed');
-		expect(run.outputs['Rows to fix']).toEqual([
-			expect.objectContaining({
-				error: 'Sync refused: no input item has Serial Number (serialNumber)',
-				message: expect.stringContaining('(did you mean "Serial Number (BIOS)"?)'),
-			}),
-		]);
+		expect(run.error?.node).toBe('Sync refused: fail the run');
+		expect(run.error?.message).toMatch(
+			/^Sync refused: no input item has Serial Number \(serialNumber\)\n/,
+		);
+		expect(run.error?.message).toContain('(did you mean "Serial Number (BIOS)"?)');
 		expect(writes()).toEqual([]);
 	});
 

@@ -1,7 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 import { StockroomAsset } from '../../nodes/StockroomAsset/StockroomAsset.node';
-import { createSandbox, type Sandbox } from '../../sandbox/server';
-import { runNode, sandboxCredential, type CredentialStore } from '../helpers/n8n';
+import { createSandbox } from '../../sandbox/server';
+import { assetSyncSuite } from '../helpers/assetSync';
+import { runNode, sandboxCredential } from '../helpers/n8n';
 import { failureOf } from '../helpers/outcomes';
 
 /**
@@ -31,51 +32,21 @@ const row = (n: number, changes: IDataObject = {}): IDataObject => {
 const FIELDS = ['deviceName', 'hardwareVendor', 'modelName', 'serialNumber'];
 
 describe('Asset Sync on dirty exports (issue 31)', () => {
-	let sandbox: Sandbox;
-	let credential: CredentialStore;
-	const sync = (
-		input: IDataObject[],
-		parameters: IDataObject = {},
-		extra: { continueOnFail?: boolean } = {},
-	) =>
-		runNode(node, {
-			parameters: {
-				operation: 'sync',
-				fieldsToSync: FIELDS,
-				filterMode: 'expression',
-				filterExpression: 'externalId sw "SYNC-"',
-				missingRecords: 'delete',
-				maxRemovalPercent: 100,
-				...parameters,
-			} as never,
-			credential,
-			input,
-			...extra,
-		});
-	const apiCalls = () => sandbox.journal().filter((entry) => entry.path.startsWith('/api/'));
-	const writes = () => apiCalls().filter((entry) => entry.method !== 'GET');
-	const stored = (externalId: string) =>
-		sandbox.store.assets.all().find((asset) => asset.externalId === externalId) as
-			IDataObject | undefined;
+	const suite = assetSyncSuite(seeded, {
+		fieldsToSync: FIELDS,
+		filterMode: 'expression',
+		filterExpression: 'externalId sw "SYNC-"',
+		missingRecords: 'delete',
+		maxRemovalPercent: 100,
+	});
+	const { sync, put, apiCalls, writes } = suite;
+	const stored = suite.stored;
 	const syncAssets = () =>
-		sandbox.store.assets.all().filter((asset) => String(asset.externalId).startsWith('SYNC-'));
+		suite.sandbox.store.assets
+			.all()
+			.filter((asset) => String(asset.externalId).startsWith('SYNC-'));
 	const bySerial = (items: Array<{ json: IDataObject }>) =>
 		items.map((item) => [item.json.serialNumber, item.json.action ?? 'failed']);
-
-	beforeAll(async () => {
-		sandbox = await createSandbox();
-		credential = sandboxCredential(sandbox);
-	});
-	afterAll(() => sandbox.close());
-	beforeEach(async () => {
-		sandbox.reset();
-		await runNode(node, {
-			parameters: { operation: 'upsert', mode: 'replace', inputMode: 'json' } as never,
-			credential,
-			input: seeded,
-		});
-		sandbox.resetStats();
-	});
 
 	describe('which record a row stands for', () => {
 		test('Match On Asset Tag: a device that just got its tag is its asset in scope (found by External ID), updated, never retired or deleted', async () => {
@@ -149,7 +120,7 @@ describe('Asset Sync on dirty exports (issue 31)', () => {
 		});
 
 		test('a corrected serial that belongs to an asset outside the scope is refused; both assets stay', async () => {
-			const outside = sandbox.store.assets
+			const outside = suite.sandbox.store.assets
 				.all()
 				.find(
 					(asset) =>
@@ -231,6 +202,12 @@ describe('Asset Sync on dirty exports (issue 31)', () => {
 				['SYNC-5', 'unchanged'],
 			]);
 			expect(kept[0].json.changes).toEqual({ modelName: { before: 'Model 1', after: null } });
+			const [[summary]] = await sync(input, {
+				dryRun: true,
+				maxClearPercent: 100,
+				options: { output: 'summary' },
+			});
+			expect(summary.json).toMatchObject({ updated: 2, cleared: 2 });
 			const [cleared] = await sync(input, {
 				maxClearPercent: 100,
 				options: { absentFields: 'clear' },
@@ -324,7 +301,7 @@ describe('Asset Sync on dirty exports (issue 31)', () => {
 				deviceName: 'Renamed 2',
 				customFieldValues: { costCenter: { textValue: 'CC-2' } },
 			});
-			sandbox.resetStats();
+			suite.sandbox.resetStats();
 			const [again] = await sync(exported, parameters);
 			expect(again.map((item) => item.json.action)).toEqual(Array(5).fill('unchanged'));
 			expect(writes()).toEqual([]);
@@ -381,7 +358,7 @@ describe('Asset Sync on dirty exports (issue 31)', () => {
 		});
 
 		test('two assets in scope whose keys differ only in case are duplicates', async () => {
-			sandbox.store.assets.put({
+			suite.sandbox.store.assets.put({
 				...stored('SYNC-5')!,
 				id: undefined,
 				externalId: 'XX',
@@ -423,7 +400,7 @@ describe('Asset Sync on dirty exports (issue 31)', () => {
 			expect(writes().map((call) => call.method)).toEqual(['DELETE']);
 			expect(stored('SYNC-2')).toBeDefined();
 
-			sandbox.resetStats();
+			suite.sandbox.resetStats();
 			const { externalId: _none, ...anonymous } = row(1, { serialNumber: 'Default string' });
 			const [held] = await sync(
 				[anonymous, row(2), row(3)],
@@ -478,23 +455,19 @@ describe('Asset Sync on dirty exports (issue 31)', () => {
 			['costCenter', 'Cost Center'],
 			['COST CENTER', 'cost center'],
 		]) {
-			sandbox.reset();
-			await runNode(node, {
-				parameters: { operation: 'upsert', mode: 'replace', inputMode: 'json' } as never,
-				credential,
-				input: seeded,
-			});
+			suite.sandbox.reset();
+			await put(seeded);
 			const input = [1, 2, 3, 4, 5].map((n) => ({
 				...row(n),
 				customFieldValues: { [keyed]: { textValue: `CC-${n}` } },
 			}));
-			sandbox.resetStats();
+			suite.sandbox.resetStats();
 			const [first] = await sync(input, { customFieldsToSync: [chosen] });
 			expect(first.map((item) => item.json.action)).toEqual(Array(5).fill('updated'));
 			expect(writes()[0].body).toEqual({
 				customFieldValues: { costCenter: { textValue: 'CC-1' } },
 			});
-			sandbox.resetStats();
+			suite.sandbox.resetStats();
 			const [second] = await sync(input, { customFieldsToSync: [chosen] });
 			expect(second.map((item) => item.json.action)).toEqual(Array(5).fill('unchanged'));
 			expect(writes()).toEqual([]);

@@ -1,7 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
-import { StockroomAsset } from '../../nodes/StockroomAsset/StockroomAsset.node';
-import { createSandbox, type Sandbox } from '../../sandbox/server';
-import { runNode, sandboxCredential, type CredentialStore } from '../helpers/n8n';
+import { assetSyncSuite } from '../helpers/assetSync';
 import { failureOf } from '../helpers/outcomes';
 
 /**
@@ -9,8 +7,6 @@ import { failureOf } from '../helpers/outcomes';
  * that carries it out; Apply Only Plan writes nothing when the plan changed in between; the
  * report is a message people read. Expectations are written by hand from the issue.
  */
-
-const node = new StockroomAsset();
 
 /** Four assets of this source (scope: External ID starts with PLAN-), each assigned to someone. */
 const seeded = [1, 2, 3, 4].map((n) => ({
@@ -27,32 +23,16 @@ const row = (n: number, changes: IDataObject = {}): IDataObject => {
 };
 
 describe('Sync: the plan reviewed is the plan applied (issue 33)', () => {
-	let sandbox: Sandbox;
-	let credential: CredentialStore;
-	const sync = (
-		input: IDataObject[],
-		parameters: IDataObject = {},
-		extra: { continueOnFail?: boolean; asTool?: boolean } = {},
-	) =>
-		runNode(node, {
-			parameters: {
-				operation: 'sync',
-				fieldsToSync: ['deviceName', 'hardwareVendor', 'serialNumber'],
-				createOnlyFields: ['status'],
-				filterMode: 'expression',
-				filterExpression: 'externalId sw "PLAN-"',
-				missingRecords: 'setStatus',
-				maxRemovalPercent: 50,
-				...parameters,
-			} as never,
-			credential,
-			input,
-			...extra,
-		});
-	const writes = () =>
-		sandbox.journal().filter((entry) => entry.path.startsWith('/api/') && entry.method !== 'GET');
-	const stored = (externalId: string) =>
-		sandbox.store.assets.all().find((asset) => asset.externalId === externalId)!;
+	const suite = assetSyncSuite(seeded, {
+		fieldsToSync: ['deviceName', 'hardwareVendor', 'serialNumber'],
+		createOnlyFields: ['status'],
+		filterMode: 'expression',
+		filterExpression: 'externalId sw "PLAN-"',
+		missingRecords: 'setStatus',
+		maxRemovalPercent: 50,
+	});
+	const { sync, writes } = suite;
+	const stored = (externalId: string) => suite.stored(externalId)!;
 	/** Tonight's export: Laptop 2 renamed, a new device, PLAN-4 gone. */
 	const tonight = () => [
 		row(1),
@@ -60,21 +40,6 @@ describe('Sync: the plan reviewed is the plan applied (issue 33)', () => {
 		row(3),
 		{ ...row(1), externalId: 'PLAN-5', serialNumber: 'PF-5', deviceName: 'Laptop 5' },
 	];
-
-	beforeAll(async () => {
-		sandbox = await createSandbox();
-		credential = sandboxCredential(sandbox);
-	});
-	afterAll(() => sandbox.close());
-	beforeEach(async () => {
-		sandbox.reset();
-		await runNode(node, {
-			parameters: { operation: 'upsert', mode: 'replace', inputMode: 'json' } as never,
-			credential,
-			input: seeded,
-		});
-		sandbox.resetStats();
-	});
 
 	test('the same inputs give the same plan id, in any order; a dry run and its run share it', async () => {
 		const [first] = await sync(tonight(), { dryRun: true });
@@ -103,8 +68,8 @@ describe('Sync: the plan reviewed is the plan applied (issue 33)', () => {
 		const [planned] = await sync(tonight(), { dryRun: true });
 		const approved = planned[0].json.planId as string;
 		// someone renames PLAN-2 by hand after the approval: the same counts, another change
-		sandbox.store.assets.put({ ...stored('PLAN-2'), deviceName: 'Renamed by hand' });
-		sandbox.resetStats();
+		suite.sandbox.store.assets.put({ ...stored('PLAN-2'), deviceName: 'Renamed by hand' });
+		suite.sandbox.resetStats();
 		const error = await failureOf(sync(tonight(), { applyOnlyPlan: approved }));
 		expect(error.message).toMatch(
 			new RegExp(
@@ -186,6 +151,7 @@ describe('Sync: the plan reviewed is the plan applied (issue 33)', () => {
 			missing: 0,
 			unchanged: 2,
 			failed: 0,
+			cleared: 0,
 			scope: 4,
 			source: 4,
 			dryRun: true,

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { StockroomAsset } from '../../nodes/StockroomAsset/StockroomAsset.node';
-import { createSandbox, type Sandbox } from '../../sandbox/server';
-import { runNode, sandboxCredential, type CredentialStore } from '../helpers/n8n';
+import { assetSyncSuite } from '../helpers/assetSync';
+import { runNode } from '../helpers/n8n';
 import { failureOf } from '../helpers/outcomes';
 
 const node = new StockroomAsset();
@@ -21,46 +21,13 @@ const row = (n: number, changes: IDataObject = {}): IDataObject => {
 };
 
 describe('Asset Sync against the sandbox', () => {
-	let sandbox: Sandbox;
-	let credential: CredentialStore;
-	const sync = (
-		input: IDataObject[],
-		parameters: IDataObject = {},
-		extra: { continueOnFail?: boolean } = {},
-	) =>
-		runNode(node, {
-			parameters: {
-				operation: 'sync',
-				fieldsToSync: ['deviceName', 'status', 'hardwareVendor', 'serialNumber'],
-				filterMode: 'expression',
-				filterExpression: 'externalId sw "SYNC-"',
-				...parameters,
-			} as never,
-			credential,
-			input,
-			...extra,
-		});
-	const apiCalls = () => sandbox.journal().filter((entry) => entry.path.startsWith('/api/'));
-	const writes = () => apiCalls().filter((entry) => entry.method !== 'GET');
-	const stored = (externalId: string) =>
-		sandbox.store.assets.all().find((asset) => asset.externalId === externalId) as
-			IDataObject | undefined;
-	const snapshot = () => JSON.stringify(sandbox.store.assets.all());
-
-	beforeAll(async () => {
-		sandbox = await createSandbox();
-		credential = sandboxCredential(sandbox);
+	const suite = assetSyncSuite(seeded, {
+		fieldsToSync: ['deviceName', 'status', 'hardwareVendor', 'serialNumber'],
+		filterMode: 'expression',
+		filterExpression: 'externalId sw "SYNC-"',
 	});
-	afterAll(() => sandbox.close());
-	beforeEach(async () => {
-		sandbox.reset();
-		await runNode(node, {
-			parameters: { operation: 'upsert', mode: 'replace', inputMode: 'json' } as never,
-			credential,
-			input: seeded,
-		});
-		sandbox.resetStats();
-	});
+	const { sync, apiCalls, writes, stored } = suite;
+	const snapshot = () => JSON.stringify(suite.sandbox.store.assets.all());
 
 	test('create, update, unchanged and missing (Keep): one walk, one write per change, only owned fields', async () => {
 		const input = [
@@ -128,7 +95,7 @@ describe('Asset Sync against the sandbox', () => {
 			maxRemovalPercent: 50,
 		};
 		await sync(input, parameters);
-		sandbox.resetStats();
+		suite.sandbox.resetStats();
 		const [items] = await sync(input, parameters);
 		expect(writes()).toEqual([]);
 		expect(apiCalls()).toHaveLength(1);
@@ -154,7 +121,7 @@ describe('Asset Sync against the sandbox', () => {
 		]);
 		expect(stored('SYNC-5')).toMatchObject({ status: 'Retired', notes: 'entered by hand 5' });
 
-		sandbox.resetStats();
+		suite.sandbox.resetStats();
 		const [deleted] = await sync([row(1), row(2), row(3)], {
 			missingRecords: 'delete',
 			maxRemovalPercent: 40,
@@ -238,7 +205,7 @@ describe('Asset Sync against the sandbox', () => {
 		expect(twice.message).toBe(
 			'External ID (externalId) "SYNC-1" is in items 0 and 2 of the input (case and spaces aside): each key may appear once [item 0]',
 		);
-		sandbox.store.assets.put({ ...stored('SYNC-3')!, serialNumber: 'SN-2' } as never);
+		suite.sandbox.store.assets.put({ ...stored('SYNC-3')!, serialNumber: 'SN-2' } as never);
 		const ids = [stored('SYNC-2')!.id, stored('SYNC-3')!.id];
 		const shared = await failureOf(
 			sync([row(1), row(2), row(4), row(5)], {
@@ -277,7 +244,7 @@ describe('Asset Sync against the sandbox', () => {
 			expect.objectContaining({ method: 'PATCH', body: { deviceName: 'Renamed 5' } }),
 		]);
 		// without Continue On Fail the bad row stops the run before anything is read or written
-		sandbox.resetStats();
+		suite.sandbox.resetStats();
 		await expect(sync([row(1), row(2, { status: 'Lost' })])).rejects.toThrow(/\[item 1\]$/);
 		expect(apiCalls()).toEqual([]);
 	});
@@ -307,7 +274,7 @@ describe('Asset Sync against the sandbox', () => {
 	});
 
 	test('a key that exists outside the scope is never created again or replaced', async () => {
-		const outside = sandbox.store.assets
+		const outside = suite.sandbox.store.assets
 			.all()
 			.find((asset) => !String(asset.externalId).startsWith('SYNC-')) as IDataObject;
 		const [items] = await sync(
@@ -322,7 +289,7 @@ describe('Asset Sync against the sandbox', () => {
 	});
 
 	test('a walk that fails part-way writes nothing', async () => {
-		sandbox.failNext(10, '503', 2);
+		suite.sandbox.failNext(10, '503', 2);
 		const error = await failureOf(
 			sync([row(1, { deviceName: 'x' })], {
 				missingRecords: 'delete',
@@ -357,7 +324,7 @@ describe('Asset Sync against the sandbox', () => {
 				pairedItem: { item: 0 },
 			},
 		]);
-		sandbox.failNext(10, '503', 2);
+		suite.sandbox.failNext(10, '503', 2);
 		const [walk] = await sync(
 			[row(1, { deviceName: 'x' })],
 			{ missingRecords: 'delete', options: { pageSize: 2, maxAttempts: 2 } },
@@ -380,7 +347,7 @@ describe('Asset Sync against the sandbox', () => {
 	test('custom fields to sync are compared and written; others stay; Summary counts', async () => {
 		await runNode(node, {
 			parameters: { operation: 'upsert', inputMode: 'json' } as never,
-			credential,
+			credential: suite.credential,
 			input: [
 				{
 					externalId: 'SYNC-1',
@@ -388,7 +355,7 @@ describe('Asset Sync against the sandbox', () => {
 				},
 			],
 		});
-		sandbox.resetStats();
+		suite.sandbox.resetStats();
 		const input = [1, 2, 3, 4, 5].map((n) => ({
 			...row(n),
 			customFieldValues: { costCenter: { textValue: 'CC-2' } },
@@ -405,6 +372,7 @@ describe('Asset Sync against the sandbox', () => {
 			retired: 0,
 			deleted: 0,
 			failed: 0,
+			cleared: 0,
 			scope: 5,
 			source: 5,
 			dryRun: false,
@@ -414,7 +382,7 @@ describe('Asset Sync against the sandbox', () => {
 			costCenter: { textValue: 'CC-2' },
 			memoryGb: { numberValue: 16 },
 		});
-		sandbox.resetStats();
+		suite.sandbox.resetStats();
 		await sync(input, { customFieldsToSync: ['costCenter'] });
 		expect(writes()).toEqual([]);
 	});

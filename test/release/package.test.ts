@@ -68,7 +68,7 @@ describe('the tarball a user downloads', () => {
 		expect(packageJson.peerDependencies).toEqual({ 'n8n-workflow': '*' });
 	});
 
-	test('carries no secret, and its size is the one README states', () => {
+	test('carries no secret, and its size is the one docs/development.md states', () => {
 		const work = mkdtempSync(path.join(tmpdir(), 'stockroom-tarball-'));
 		try {
 			const real = pack(work);
@@ -85,11 +85,11 @@ describe('the tarball a user downloads', () => {
 			for (const secret of ['stockroom-demo-secret', 'reader-secret', 'BEGIN PRIVATE KEY']) {
 				expect(shipped).not.toContain(secret);
 			}
-			const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
-			const stated = /tarball is about (\d+) kB\s+\((\d+) kB\s+unpacked\)/.exec(readme);
+			const release = readFileSync(path.join(root, 'docs', 'development.md'), 'utf8');
+			const stated = /tarball is about (\d+) kB\s+\((\d+) kB\s+unpacked\)/.exec(release);
 			expect(stated).not.toBeNull();
 			const [, packedKb, unpackedKb] = stated!.map(Number);
-			// within a tenth: README need not change for every small edit
+			// within a tenth: the page need not change for every small edit
 			expect(Math.abs(real.size / 1000 - packedKb)).toBeLessThanOrEqual(packedKb / 10);
 			expect(Math.abs(real.unpackedSize / 1000 - unpackedKb)).toBeLessThanOrEqual(unpackedKb / 10);
 		} finally {

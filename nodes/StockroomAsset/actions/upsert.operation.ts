@@ -11,6 +11,7 @@ import { ASSETS_PATH } from '../../shared/resources';
 import { InvalidItemError, type ExecutionCache } from '../../shared/runItems';
 import { assetSchema } from '../../shared/schema/asset';
 import { validateRecord } from '../../shared/schema/validate';
+import { WRITES_AT_ONCE } from '../../shared/pool';
 import { apiRequest } from '../../shared/transport';
 import {
 	mergeFormProperties,
@@ -56,7 +57,7 @@ const properties: INodeProperties[] = [
 export const description = showFor(['upsert'], properties);
 
 /** Several items are written at once; items with the same External ID take turns (upsertBatch). */
-export const concurrency = 8;
+export const concurrency = WRITES_AT_ONCE;
 export const writes = true;
 
 export async function prepare(

@@ -52,11 +52,22 @@ export interface SourceRow extends RowIdentity {
 export const fieldLabel = (name: string) => assetSchema.fields[name]?.displayName ?? name;
 export const fieldName = (name: string) => `${fieldLabel(name)} (${name})`;
 
+const readByOwnership = new WeakMap<Ownership, readonly string[]>();
+
+/** The fields an item's columns give: the key, the External ID, owned and create-only fields. */
+function fieldsRead(own: Ownership): readonly string[] {
+	let names = readByOwnership.get(own);
+	if (!names) {
+		names = [...new Set([own.key, 'externalId', ...own.fields, ...own.createOnly])];
+		readByOwnership.set(own, names);
+	}
+	return names;
+}
+
 /** The source columns of an item read by field names: its own keys, custom fields in its maps. */
 export function columnsByName(json: IDataObject, own: Ownership): SourceColumns {
 	const fields: IDataObject = {};
-	for (const name of [own.key, 'externalId', ...own.fields, ...own.createOnly])
-		if (json[name] !== undefined) fields[name] = json[name];
+	for (const name of fieldsRead(own)) if (json[name] !== undefined) fields[name] = json[name];
 	const custom: IDataObject = {};
 	const wrapped = isPlainObject(json.customFieldValues) ? json.customFieldValues : {};
 	const plain = isPlainObject(json.customFields) ? json.customFields : {};
@@ -139,7 +150,11 @@ export function readRow(item: number, columns: SourceColumns, own: Ownership): S
 			own.timezone,
 		) as IDataObject;
 	}
-	const checked: IDataObject = { ...row.values, ...row.createValues };
+	// one record to check (no copy in the usual case: no create-only and no custom field)
+	const checked: IDataObject =
+		own.createOnly.length || own.customFields.length
+			? { ...row.values, ...row.createValues }
+			: row.values;
 	if (own.customFields.length) checked.customFieldValues = row.custom;
 	// a required field the source empties: "is required and cannot be cleared"
 	const issues = validateRecord(assetSchema, checked, {

@@ -13,6 +13,7 @@ import { InvalidItemError } from '../../shared/runItems';
 import { contractSchema } from '../../shared/schema/contract';
 import type { ListField } from '../../shared/schema/fields';
 import { validateRecord } from '../../shared/schema/validate';
+import { WRITES_AT_ONCE } from '../../shared/pool';
 import { apiRequest } from '../../shared/transport';
 import {
 	mergeFormProperties,
@@ -98,7 +99,7 @@ const properties: INodeProperties[] = [
 export const description = showFor(['upsert'], properties);
 
 /** Several items are written at once; items with the same External ID take turns (upsertBatch). */
-export const concurrency = 8;
+export const concurrency = WRITES_AT_ONCE;
 export const writes = true;
 
 /** Line items or documents from the UI; none given means "keep", unless clearing was asked for. */

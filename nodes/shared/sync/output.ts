@@ -68,6 +68,17 @@ export function countActions(entries: readonly PlanEntry[]): Record<Action, numb
 	return counts;
 }
 
+/** How many records the plan empties a field on (the clears a person may want to see first). */
+export function countCleared(entries: readonly PlanEntry[]): number {
+	return entries.filter(
+		(entry) =>
+			entry.action === 'updated' &&
+			Object.values(entry.changes).some(
+				({ before, after }) => hasValue(before) && !hasValue(after),
+			),
+	).length;
+}
+
 /** Pairs an item made from the whole input with every input item. */
 const pairedWithAll = (source: number) =>
 	source ? Array.from({ length: source }, (_, item) => ({ item })) : { item: 0 };
@@ -77,6 +88,7 @@ export function summaryItem(entries: readonly PlanEntry[], facts: RunFacts): INo
 	return {
 		json: {
 			...countActions(entries),
+			cleared: countCleared(entries),
 			scope: facts.scope,
 			source: facts.source,
 			planId: facts.planId,
@@ -202,6 +214,7 @@ export function reportItem(
 			markdown,
 			html,
 			...counts,
+			cleared: countCleared(entries),
 			scope: facts.scope,
 			source: facts.source,
 			planId: facts.planId,

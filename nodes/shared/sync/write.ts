@@ -1,9 +1,6 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
-import { runPooled } from '../pool';
+import { runPooled, WRITES_AT_ONCE } from '../pool';
 import type { PlanEntry } from './entries';
-
-/** Writes in flight at once, as Create or Update sends them. */
-const CONCURRENCY = 8;
 
 /** How a resource writes plan entries. */
 export interface EntryWriter {
@@ -30,7 +27,7 @@ export async function writeEntries(
 	let fatal: Error | undefined;
 	await runPooled(
 		pending.length,
-		CONCURRENCY,
+		WRITES_AT_ONCE,
 		async (next) => {
 			const index = pending[next];
 			const entry = plan[index];
