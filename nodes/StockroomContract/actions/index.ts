@@ -38,7 +38,7 @@ export const properties: INodeProperties[] = [
 				name: 'Sync',
 				value: 'sync',
 				description:
-					'Make the contracts in scope match the input items, the complete set from one procurement source: create, update the fields and line items to sync, and keep or delete those the source no longer has',
+					'Make the contracts in scope match the input items, the complete set from one procurement source: create, update the fields and line items to sync, and keep or delete those the source no longer has. As an AI tool it proposes: each call is a dry run returning the plan and its planId, and only a node set to apply an approved plan writes, given that planId.',
 				action: 'Sync contracts',
 			},
 		],
