@@ -96,7 +96,7 @@ describe('Contract Sync against the sandbox', () => {
 	const sync = (
 		input: IDataObject[],
 		parameters: IDataObject = {},
-		extra: { continueOnFail?: boolean } = {},
+		extra: { continueOnFail?: boolean; asTool?: boolean } = {},
 	) =>
 		runNode(node, {
 			parameters: {
@@ -571,5 +571,29 @@ describe('Contract Sync against the sandbox', () => {
 		expect(report.json.markdown).toContain(
 			'*Would update (1)*\n- Acme Software (PO-1): Line Item L1 Amount 12 → 11',
 		);
+	});
+
+	test('as an AI tool it proposes: a dry run, nothing written, unless set to apply an approved plan id', async () => {
+		const input = [
+			...rowsOf(1, (row) => ({ ...row, ref: 'PO-1001-T' })),
+			...rowsOf(2),
+			...rowsOf(3),
+			...rowsOf(4),
+		];
+		const [proposed] = await sync(input, {}, { asTool: true });
+		expect(proposed.map((item) => [item.json.action, item.json.dryRun])).toEqual([
+			['update', true],
+			['unchanged', true],
+			['unchanged', true],
+			['unchanged', true],
+		]);
+		expect(writes()).toEqual([]);
+		const [applied] = await sync(
+			input,
+			{ toolMode: 'apply', applyOnlyPlan: proposed[0].json.planId },
+			{ asTool: true },
+		);
+		expect(applied[0].json).toMatchObject({ action: 'updated', dryRun: false });
+		expect(stored('PO-1')!.ref).toBe('PO-1001-T');
 	});
 });
