@@ -132,7 +132,7 @@ describe('Contract Sync on real procurement exports', () => {
 			})),
 			...rowsOf(2, (row) =>
 				row['lineItem.externalId'] === 'L2'
-					? { ...row, externalId: 'PO-2  ', 'lineItem.externalId': 'l2', 'lineItem.amount': '325' }
+					? { ...row, externalId: ' pO-2  ', 'lineItem.externalId': 'l2', 'lineItem.amount': '325' }
 					: row,
 			),
 		];
@@ -291,6 +291,24 @@ describe('Contract Sync on real procurement exports', () => {
 			renewalDate: { before: '2026-01-15', after: null },
 		});
 		expect(stored('PO-1')).not.toHaveProperty('renewalDate');
+	});
+
+	test('the clear guard counts a contract once per field, however many of its line items lose it', async () => {
+		const noCurrency = (row: IDataObject) => ({ ...row, 'lineItem.currency': '' });
+		// both line items of PO-1 lose their currency: one contract of the two (50 %) is allowed
+		const [items] = await sync([...rowsOf(1, noCurrency), ...rowsOf(2)], {
+			maxClearPercent: 50,
+			dryRun: true,
+		});
+		expect(items[0].json).toMatchObject({ action: 'update' });
+		expect(items[0].json).not.toHaveProperty('wouldBeRefused');
+		const guarded = await failureOf(
+			sync([...rowsOf(1, noCurrency), ...rowsOf(2, noCurrency)], { maxClearPercent: 50 }),
+		);
+		expect(guarded.message).toBe(
+			'Sync stopped by its guard: it would empty Line Item Currency (lineItem.currency) on 2 of the 2 contracts in scope (100 %), more than Max Cleared per Field allows (1: 50 % of the scope)',
+		);
+		expect(writes()).toEqual([]);
 	});
 
 	test('scope: one that gives no filter is refused; None owns every contract', async () => {
