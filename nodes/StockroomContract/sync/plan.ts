@@ -2,7 +2,6 @@ import type { IDataObject } from 'n8n-workflow';
 import { normalizeRecord, normalizeValue, withoutReadOnly } from '../../shared/records';
 import { InvalidItemError } from '../../shared/runItems';
 import { contractSchema, lineItemFields } from '../../shared/schema/contract';
-import type { ResourceSchema } from '../../shared/schema/fields';
 import { validateRecord, type FieldIssue } from '../../shared/schema/validate';
 import { hasValue } from '../../shared/schema/values';
 import type { Change, MissingRecords, PlanEntry } from '../../shared/sync/entries';
@@ -12,9 +11,7 @@ import { cleanKey, keyForm } from '../../shared/sync/keys';
 import { sameValue } from '../../shared/sync/values';
 import type { ContractSource } from './group';
 import { ANONYMOUS_LINES, applyLinePatch, diffLines, lineChangeKey } from './lines';
-import { fieldLabel, fieldName, LINE_PREFIX, type ContractOwnership } from './source';
-
-const lineSchema: ResourceSchema = { noun: 'line item', fields: lineItemFields, filterExample: '' };
+import { fieldLabel, fieldName, LINE_PREFIX, lineSchema, type ContractOwnership } from './source';
 
 /** A stored contract's value of an owned field, normalized as a source value is (null: none). */
 function storedValue(record: IDataObject, name: string, own: ContractOwnership): unknown {

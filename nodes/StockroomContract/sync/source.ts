@@ -35,7 +35,12 @@ export interface ContractOwnership {
 /** The prefix of a line item's columns in a line-item row (Map Columns ids too). */
 export const LINE_PREFIX = 'lineItem.';
 
-const lineSchema: ResourceSchema = { noun: 'line item', fields: lineItemFields, filterExample: '' };
+/** A line item's fields, as validation checks a line on its own. */
+export const lineSchema: ResourceSchema = {
+	noun: 'line item',
+	fields: lineItemFields,
+	filterExample: '',
+};
 
 export const fieldLabel = (name: string): string =>
 	name.startsWith(LINE_PREFIX)
@@ -188,7 +193,7 @@ export interface SourceItem {
 	error?: InvalidItemError;
 }
 
-/** Reads owned fields from `given` into values checked against `schema`, issues pathed. */
+/** The owned fields of `given` as source values; absent ones left out when absent keeps. */
 function readValues(
 	names: readonly string[],
 	given: IDataObject,
