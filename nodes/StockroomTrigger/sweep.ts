@@ -73,7 +73,7 @@ const HASHES = 3;
  * three cells), all of 2,000 and more do.
  */
 const CELLS_PER_KEY = 1.5;
-/** A regular sweep's tally (about 4 KB): it forgets up to 160 missing records. */
+/** A regular sweep's tally (about 5 KB): it forgets up to 160 missing records. */
 const DEFAULT_CELLS = 240;
 /** A tally never grows past this (about 460 KB, 16,384 keys): a larger loss is split into more shares. */
 const MAX_CELLS = 3 * 8192;
