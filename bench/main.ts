@@ -41,6 +41,7 @@ import {
 	type Results,
 	triggerSection,
 } from './report';
+import { resilienceLines } from './resilience';
 import { mb, ms, pairRatio, ratio } from './stats';
 import { triggerCost } from './trigger';
 import { assetList, assetUpsert, httpList, httpUpsert } from './workflows';
@@ -301,6 +302,7 @@ async function main() {
 	const polls = await triggerCost([records / 10, records], changes, records * 10);
 
 	const million = await millionFigures(records * 10, progress);
+	const resilience = await resilienceLines(progress);
 
 	progress('sync: the Sync operation beside the hand-built workflow');
 	const sync = await syncFigures(records, sideBySideSizes(quick), workDir, progress);
@@ -347,6 +349,7 @@ async function main() {
 		`list-all ratio (asset node / HTTP Request node): ${ratio(figures.listAllRatio)}`,
 		...syncLines(sync),
 		...contractSyncLines(contractSync),
+		...resilience,
 		minutesLine(started),
 	].join('\n');
 	const file = quick
@@ -464,6 +467,7 @@ async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
 			// the trigger section at the full size: one change and the sweep's first poll at 100k,
 			// and the activation, idle, one-change and sweep polls once each at ten times that
 			lines.push(...triggerSection(await triggerCost([records], [1], records * 10)));
+			finalLines.push(...(await resilienceLines(progress)));
 		}
 		if (sandbox && sections.includes('queue-variants')) {
 			lines.push(

@@ -25,11 +25,16 @@ Runs a local Stockroom service: token endpoint, assets, contracts, SCIM users.
   --token-ttl <seconds>   lifetime of access tokens (default 3600)
   --cursor-ttl <seconds>  lifetime of next links' cursors (default: for ever)
   --faults <spec>         comma-separated kind:rate, kinds 429 500 502 503 504 reset cut
-                          slow hang maintenance shape truncated (reset: dropped before
-                          answering; cut: carried out, answer dropped half-way; hang: no
-                          answer at all; maintenance: a gateway's HTML page, status 200;
-                          shape: JSON of another shape, 200; truncated: carried out, its
-                          JSON cut short but sent whole), e.g.
+                          slow hang maintenance shape truncated empty short unordered
+                          cutoff null-next dates (reset: dropped before answering; cut:
+                          carried out, answer dropped half-way; hang: no answer at all;
+                          maintenance: a gateway's HTML page, status 200; shape: JSON of
+                          another shape, 200; truncated: carried out, its JSON cut short
+                          but sent whole; empty: a list page with no records and a next
+                          link; short: half a list page and a next link; unordered: a
+                          list page in descending id order; cutoff: {"results": []}
+                          where the list goes on; null-next: "next": null on a last
+                          page; dates: dates and date-times in other ISO 8601 forms), e.g.
                           429:0.1,503:0.05,reset:0.02,maintenance:0.01 (API calls only)
   --data <file>           keep state in this file (loaded at start if it exists, then
                           the seeding flags are ignored)

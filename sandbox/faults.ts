@@ -10,6 +10,14 @@ import { Random } from './random';
  * status 200: `maintenance` (an HTML maintenance page; the call never reached the service),
  * `shape` (JSON of another shape; never reached it either) and `truncated` (the call takes
  * effect, and its JSON answer arrives whole as HTTP goes but cut short as JSON).
+ *
+ * Answers the service's own spec allows, or a gateway makes of a list, well-formed JSON all
+ * (see reshape.ts): `empty` (a list page with no records and a `next` link to the same place),
+ * `short` (half a list page, `next` after its last record), `unordered` (a list page's records
+ * in descending id order), `cutoff` (`{"results": []}` without `next` where the list goes on, as
+ * a gateway may answer), `null-next` (a last list page with `"next": null`) and `dates` (dates and
+ * date-times of the records written in other ISO 8601 forms of the same day or instant). The list
+ * kinds leave any other answer as it is.
  */
 export const FAULT_KINDS = [
 	'429',
@@ -24,6 +32,12 @@ export const FAULT_KINDS = [
 	'maintenance',
 	'shape',
 	'truncated',
+	'empty',
+	'short',
+	'unordered',
+	'cutoff',
+	'null-next',
+	'dates',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -99,17 +113,35 @@ export class FaultInjector {
 	slowDelay(): number {
 		return this.random.int(200, 1000);
 	}
+
+	/** One of `values`, drawn from the faults' PRNG (which spelling a `dates` answer uses). */
+	pick<T>(values: readonly T[]): T {
+		return this.random.pick(values);
+	}
 }
 
 /** Faults that change how an answer travels rather than what it is. */
 export type TransportFault = 'reset' | 'cut' | 'slow' | 'hang' | 'truncated';
+
+/** Faults that change what a successful answer says (see reshape.ts). */
+export const RESHAPING_FAULTS = [
+	'empty',
+	'short',
+	'unordered',
+	'cutoff',
+	'null-next',
+	'dates',
+] as const;
+export type ReshapingFault = (typeof RESHAPING_FAULTS)[number];
+export const isReshapingFault = (kind: FaultKind): kind is ReshapingFault =>
+	(RESHAPING_FAULTS as readonly string[]).includes(kind);
 
 export const MAINTENANCE_PAGE =
 	'<!DOCTYPE html>\n<html><head><title>Down for maintenance</title></head>' +
 	'<body><h1>We will be back soon</h1><p>Scheduled maintenance is in progress.</p></body></html>\n';
 
 /** The answer to a call that fails with a status fault or a gateway's answer. */
-export function faultReply(kind: Exclude<FaultKind, TransportFault>): Reply {
+export function faultReply(kind: Exclude<FaultKind, TransportFault | ReshapingFault>): Reply {
 	if (kind === 'maintenance') {
 		return { status: 200, rawBody: MAINTENANCE_PAGE, contentType: 'text/html; charset=utf-8' };
 	}

@@ -141,8 +141,8 @@ export function pageOf(
 	return { results };
 }
 
-/** The absolute URL of the next page: the request's own URL with `after` set. */
-export function nextUrl(req: IncomingMessage, url: URL, cursor: string): string {
+/** The absolute URL of a page: the request's own URL with `after` set to `cursor` (none: left out). */
+export function nextUrl(req: IncomingMessage, url: URL, cursor: string | undefined): string {
 	const forwarded = req.headers['x-forwarded-proto'];
 	const proto =
 		(Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0].trim() || 'http';
@@ -150,25 +150,31 @@ export function nextUrl(req: IncomingMessage, url: URL, cursor: string): string 
 	// behind a gateway that serves the service under a path (https://gw.example.com/stockroom)
 	const prefix = String(req.headers['x-forwarded-prefix'] ?? '').replace(/\/+$/, '');
 	const query = new URLSearchParams(url.search);
-	query.set('after', cursor);
+	if (cursor === undefined) query.delete('after');
+	else query.set('after', cursor);
 	return `${proto}://${host}${prefix}${url.pathname}?${query}`;
 }
 
-/** `{results, next}` with the `Link` header; no `next` on the last page. */
+/** `{results, next}` with the `Link` header; without `next` (and the header) when there is none. */
+export function listPage(results: readonly StoredRecord[], next: string | undefined): Reply {
+	if (next === undefined) return { status: 200, body: { results }, contentType: JSON_TYPE };
+	return {
+		status: 200,
+		body: { results, next },
+		contentType: JSON_TYPE,
+		headers: { Link: `<${next}>; rel="next"` },
+	};
+}
+
+/** A page of the list; no `next` on the last page. */
 export function listReply(
 	req: IncomingMessage,
 	url: URL,
 	page: { results: StoredRecord[]; lastId?: string },
 	cursors: Cursors,
 ): Reply {
-	if (page.lastId === undefined) {
-		return { status: 200, body: { results: page.results }, contentType: JSON_TYPE };
-	}
-	const next = nextUrl(req, url, cursors.encode(page.lastId));
-	return {
-		status: 200,
-		body: { results: page.results, next },
-		contentType: JSON_TYPE,
-		headers: { Link: `<${next}>; rel="next"` },
-	};
+	return listPage(
+		page.results,
+		page.lastId === undefined ? undefined : nextUrl(req, url, cursors.encode(page.lastId)),
+	);
 }

@@ -4,11 +4,12 @@ import { ALL_SCOPES, Authority, type ClientApp, type LeakyTokenFault } from './a
 import { bodyOf, readBody } from './body';
 import { Clock } from './clock';
 import { Cursors } from './paging';
-import { FaultInjector, faultReply, type FaultKind } from './faults';
+import { FaultInjector, faultReply, isReshapingFault, type FaultKind } from './faults';
 import { Network, type NetworkProfile } from './network';
 import { DataFile, loadDataFile } from './persistence';
 import { Answer, JSON_TYPE, problem, scimError, serverFault, type Reply } from './problems';
 import { Random } from './random';
+import { reshape } from './reshape';
 import { Router, type Match } from './router';
 import { assetRoutes } from './routes/assets';
 import { contractRoutes } from './routes/contracts';
@@ -92,6 +93,11 @@ export interface Sandbox {
 	setFaults(spec: string): void;
 	/** After `after` more API calls pass, the next `count` fail with `kind` (before any random fault). */
 	failNext(count: number, kind: FaultKind, after?: number): void;
+	/**
+	 * Deletes `share` (0 to 1) of the records of `resource`, picked from all over the id range by
+	 * the seeded PRNG, as a retirement wave or a tenant's clean-up does; returns their ids.
+	 */
+	massDelete(resource: 'assets' | 'contracts', share: number): string[];
 	/** The next token request fails with a body that carries secrets (see LEAKY_TOKEN_FAULTS). */
 	failTokenNext(kind: LeakyTokenFault): void;
 	setClock(now: () => Date): void;
@@ -123,6 +129,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		Date.now,
 	);
 	const faults = new FaultInjector(seed, options.faults);
+	const deletions = new Random(seed ^ 0xde1e7e);
 	const network = new Network(options.network);
 	const cursors = new Cursors(clock, options.cursorTtl);
 	const router = new Router([
@@ -225,10 +232,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
 	async function answer(req: IncomingMessage, url: URL, match: Match): Promise<Reply | undefined> {
 		const scim = url.pathname.toLowerCase().startsWith('/api/scim/');
-		if (isApiPath(url.pathname)) {
-			const fault = faults.next();
+		const fault = isApiPath(url.pathname) ? faults.next() : undefined;
+		if (fault) {
 			const entry = entries.get(req);
-			if (fault && entry) entry.fault = fault;
+			if (entry) entry.fault = fault;
 			if (fault === 'reset') {
 				req.socket.destroy();
 				return undefined;
@@ -240,7 +247,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 			if (fault === 'cut') cutShort.add(req);
 			else if (fault === 'truncated') truncated.add(req);
 			else if (fault === 'slow') await delay(faults.slowDelay());
-			else if (fault) return faultReply(fault);
+			else if (fault && !isReshapingFault(fault)) return faultReply(fault);
 		}
 		if (match.kind === 'none') {
 			const detail = `There is no ${req.method} ${url.pathname} in this service.`;
@@ -256,7 +263,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		const { route, params } = match;
 		if (route.scope === undefined) return route.handle({ req, url, params });
 		const grant = authority.authorize(req, route.scope, route.scim === true);
-		return route.handle({ req, url, params, grant });
+		const reply = await route.handle({ req, url, params, grant });
+		return fault && isReshapingFault(fault)
+			? reshape(fault, reply, { req, url, cursors, pick: (values) => faults.pick(values) })
+			: reply;
 	}
 
 	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -316,6 +326,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		journal: () => structuredClone(journal),
 		setFaults: (spec) => (spec.trim() === '' ? faults.clear() : faults.set(spec)),
 		failNext: (count, kind, after) => faults.failNext(count, kind, after),
+		massDelete: (resource, share) => store[resource].deleteWhere(() => deletions.chance(share)),
 		failTokenNext: (kind) => authority.leakyFaults.push(kind),
 		setClock: (now) => clock.set(now),
 		setCursorTtl: (seconds) => (cursors.ttlSeconds = seconds),

@@ -114,6 +114,20 @@ export class RecordTable {
 		return true;
 	}
 
+	/** Deletes every record `doomed` picks, in one pass (deletions by the thousand); returns their ids. */
+	deleteWhere(doomed: (record: StoredRecord) => boolean): string[] {
+		const deleted: string[] = [];
+		this.records = this.records.filter((record) => {
+			if (!doomed(record)) return true;
+			this.unindex(record);
+			this.byId.delete(record.id);
+			deleted.push(record.id);
+			return false;
+		});
+		this.changed();
+		return deleted;
+	}
+
 	/** Replaces every record (seeding, loading, reset); ids are checked and sorted. */
 	replaceAll(records: readonly Record<string, unknown>[]): void {
 		this.records = [];

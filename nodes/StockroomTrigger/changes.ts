@@ -1,4 +1,5 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+import { serviceDay, serviceInstant } from '../shared/dates';
 import { all, compare, printFilter, type FilterNode } from '../shared/filter';
 import { paginate } from '../shared/transport';
 import type { ChangeEvent } from './events';
@@ -62,23 +63,28 @@ export interface ChangeSettings extends WalkSettings {
 	stateKey: string;
 }
 
-/** An ISO date or date-time as milliseconds, or undefined when it is not one. */
-export function instantOf(value: unknown): number | undefined {
-	if (typeof value !== 'string') return undefined;
-	const ms = Date.parse(/^\d{4}-\d\d-\d\d$/.test(value) ? `${value}T00:00:00Z` : value);
-	return Number.isNaN(ms) ? undefined : ms;
+/**
+ * A record's watched value as the memory keeps it, compared by what it means whatever its
+ * spelling: a date (unit 'day') as its calendar day's midnight UTC, so it comes back from the
+ * memory exactly; a date-time as its instant. Undefined when the record has none.
+ */
+function watchedValue(record: IDataObject, event: ChangeEvent): number | undefined {
+	const value = record[event.field];
+	if (event.unit === 'ms') return serviceInstant(value);
+	const day = serviceDay(value);
+	return day === undefined ? undefined : Date.parse(`${day}T00:00:00Z`);
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoDay = (ms: number) => iso(ms).slice(0, 10);
 /** Records read by each probe of "Fetch Test Event": enough to climb fast, small to send. */
 const PROBE_PAGE_SIZE = 100;
-const modifiedAt = (record: IDataObject) => instantOf(record.lastModifiedDtm) ?? 0;
+const modifiedAt = (record: IDataObject) => serviceInstant(record.lastModifiedDtm) ?? 0;
 
-/** Keeps the `limit` records with the largest watched instant, most recent first. */
-function keepMostRecent(records: IDataObject[], field: string, limit: number): IDataObject[] {
+/** Keeps the `limit` records with the largest watched value, most recent first. */
+function keepMostRecent(records: IDataObject[], event: ChangeEvent, limit: number): IDataObject[] {
 	return records
-		.sort((a, b) => (instantOf(b[field]) ?? 0) - (instantOf(a[field]) ?? 0))
+		.sort((a, b) => (watchedValue(b, event) ?? 0) - (watchedValue(a, event) ?? 0))
 		.slice(0, limit);
 }
 
@@ -136,7 +142,7 @@ export async function pollChanges(
 			const seen: Array<[string, number | undefined]> = [];
 			for (const record of records) {
 				const id = String(record.id);
-				const instant = instantOf(record[event.field]);
+				const instant = watchedValue(record, event);
 				const known = memory.get(id);
 				seen.push([id, instant]);
 				if (instant === undefined || known === instant) continue;
@@ -176,7 +182,7 @@ export async function pollChanges(
 			}
 			candidates.push(...existing.filter(matches));
 			if (candidates.length > settings.maxExisting * 2)
-				candidates = keepMostRecent(candidates, event.field, settings.maxExisting);
+				candidates = keepMostRecent(candidates, event, settings.maxExisting);
 		},
 	);
 
@@ -195,7 +201,7 @@ export async function pollChanges(
 					...(baseline
 						? {
 								baseline: true,
-								candidates: keepMostRecent(candidates, event.field, settings.maxExisting),
+								candidates: keepMostRecent(candidates, event, settings.maxExisting),
 							}
 						: {}),
 				},
@@ -232,9 +238,7 @@ export async function pollChanges(
 			...(event.watchesValue ? { scope: 'all' as const } : {}),
 			...sweepEntry(sweep),
 		},
-		emit: baseline
-			? [...keepMostRecent(candidates, event.field, settings.maxExisting), ...emit]
-			: emit,
+		emit: baseline ? [...keepMostRecent(candidates, event, settings.maxExisting), ...emit] : emit,
 	};
 }
 
@@ -314,6 +318,7 @@ export async function latestChange(
 		const combined = all(settings.filter, window);
 		if (combined) qs.filter = printFilter(combined);
 		let top: IDataObject | undefined;
+		let topValue = -Infinity;
 		const pages = paginate.call(context, event.path, qs, {
 			operation: settings.operation,
 			pageSize: Math.min(settings.pageSize, PROBE_PAGE_SIZE),
@@ -322,9 +327,8 @@ export async function latestChange(
 		});
 		for await (const page of pages) {
 			for (const record of page.records) {
-				const instant = instantOf(record[event.field]);
-				if (instant !== undefined && instant > (instantOf(top?.[event.field]) ?? -Infinity))
-					top = record;
+				const value = watchedValue(record, event);
+				if (value !== undefined && value > topValue) [top, topValue] = [record, value];
 			}
 		}
 		return top;
@@ -338,7 +342,7 @@ export async function latestChange(
 		if (latest) break;
 	}
 	if (!latest) return undefined;
-	let low = instantOf(latest[event.field]) as number;
+	let low = watchedValue(latest, event) as number;
 	let empty = Infinity;
 	let step = unit;
 	while (low + unit < empty && settings.withinBudget()) {
@@ -349,7 +353,7 @@ export async function latestChange(
 		const top = await topOf(from);
 		if (top) {
 			latest = top;
-			low = instantOf(top[event.field]) as number;
+			low = watchedValue(top, event) as number;
 			step *= 2;
 		} else {
 			empty = from;

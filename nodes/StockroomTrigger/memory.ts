@@ -466,6 +466,11 @@ export class RecordMemory {
 		return entries;
 	}
 
+	/** How many records are remembered. */
+	get size(): number {
+		return this.count;
+	}
+
 	get(id: string): number | undefined {
 		const { bucket, fingerprint } = fingerprintOf(id);
 		return this.bucket(bucket).get(fingerprint);

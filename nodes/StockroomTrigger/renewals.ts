@@ -1,4 +1,5 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+import { serviceDay } from '../shared/dates';
 import { all, any, compare, not, present, printFilter, type FilterNode } from '../shared/filter';
 import { CONTRACTS_PATH } from '../shared/resources';
 import { paginate } from '../shared/transport';
@@ -49,8 +50,7 @@ export function addDays(date: string, days: number): string {
 
 /** The last day to give notice: the renewal date minus the notice days. */
 export function noticeDeadline(contract: IDataObject): string | undefined {
-	const renewal =
-		typeof contract.renewalDate === 'string' ? contract.renewalDate.slice(0, 10) : undefined;
+	const renewal = serviceDay(contract.renewalDate);
 	if (!renewal) return undefined;
 	const days =
 		typeof contract.terminationNoticeDays === 'number' ? contract.terminationNoticeDays : 0;
@@ -107,14 +107,16 @@ export function dueContracts(
 	});
 }
 
-const dayOf = (date: string) => Date.parse(`${date.slice(0, 10)}T00:00:00Z`);
+const dayOf = (date: string) => Date.parse(`${date}T00:00:00Z`);
+/** The renewal date's midnight (UTC) of a due contract (which has one), whatever its spelling. */
+const renewalOf = (contract: IDataObject) => dayOf(serviceDay(contract.renewalDate)!);
 
 /**
  * A reminder, as one number: the renewal date's midnight plus the notice days as milliseconds
  * (far less than a day), so it sorts with its renewal date and is forgotten when that passes.
  */
 const reminderOf = (contract: IDataObject): number =>
-	dayOf(String(contract.renewalDate)) +
+	renewalOf(contract) +
 	(typeof contract.terminationNoticeDays === 'number' ? contract.terminationNoticeDays : 0);
 
 /** One poll: continues (or starts) a walk and emits every due contract not reminded of for its current renewal date. */
@@ -143,8 +145,7 @@ export async function pollRenewals(
 				const reminder = reminderOf(contract);
 				const known = reminded.get(String(contract.id));
 				reminded.set(String(contract.id), reminder);
-				if (known === reminder || (legacy && known === dayOf(String(contract.renewalDate))))
-					continue;
+				if (known === reminder || (legacy && known === renewalOf(contract))) continue;
 				if (firstWalk) {
 					if (settings.firstRun !== 'includeExisting' || existingEmitted >= settings.maxExisting)
 						continue;

@@ -55,7 +55,7 @@ export function queryKey(qs: IDataObject): string {
  * a client error other than those about the credential or the rate. Reading the walk again from
  * its first page is the way on; following the link again would fail the same way for ever.
  */
-function refusesLink(error: unknown): boolean {
+export function refusesLink(error: unknown): boolean {
 	const status = error instanceof NodeApiError ? Number(error.httpCode) : NaN;
 	return status >= 400 && status < 500 && ![401, 403, 408, 429].includes(status);
 }

@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { isCalendarDate } from './schema/values';
 
 const HAS_ZONE = /(Z|[+-]\d{2}:?\d{2})$/i;
 
@@ -45,4 +46,38 @@ export function toServiceDateTime(value: unknown, timezone: string): unknown {
 		? DateTime.fromISO(text, { setZone: true })
 		: DateTime.fromISO(text, { zone: timezone });
 	return parsed.isValid ? parsed.toUTC().toISO({ suppressMilliseconds: true }) : value;
+}
+
+/** The forms the service writes (service-behaviour.md §4), read without luxon: most values. */
+const SERVICE_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
+const SERVICE_DAY = /^(\d{4}-\d{2}-\d{2})(T00:00:00(\.0+)?Z)?$/;
+
+/** ISO 8601 text as the service means it: with the offset written, or on its clock (UTC) without one. */
+function readServiceIso(text: string): DateTime | undefined {
+	const parsed = DateTime.fromISO(text, { zone: 'utc', setZone: true });
+	return parsed.isValid ? parsed : undefined;
+}
+
+/**
+ * The instant (milliseconds since the epoch) a date-time the service sent names, whatever its ISO
+ * 8601 spelling: the offset written counts, a time without one is on the service's clock (UTC,
+ * never this machine's zone), a date is its midnight UTC. Undefined when it is none.
+ */
+export function serviceInstant(value: unknown): number | undefined {
+	if (typeof value !== 'string') return undefined;
+	if (SERVICE_INSTANT.test(value)) return Date.parse(value);
+	return readServiceIso(value)?.toMillis();
+}
+
+/**
+ * The calendar day (`YYYY-MM-DD`) a date the service sent names, whatever its ISO 8601 spelling:
+ * the day written, whatever time or offset follows it (`2024-03-01T00:00:00+01:00` is 1 March,
+ * as `2024-03-01` and the service's own `2024-03-01T00:00:00Z` are; in UTC it would be the last
+ * day of February). Undefined when it is none.
+ */
+export function serviceDay(value: unknown): string | undefined {
+	if (typeof value !== 'string') return undefined;
+	const own = SERVICE_DAY.exec(value);
+	if (own) return isCalendarDate(own[1]) ? own[1] : undefined;
+	return readServiceIso(value)?.toISODate() ?? undefined;
 }

@@ -59,6 +59,10 @@ describe('Stockroom Trigger published in real n8n', () => {
 	let customFilterWorkflowId: string;
 	/** A published workflow of one trigger: Asset Synced, Deployed assets only. */
 	let deployedWorkflowId: string;
+	/** A service of its own for the sweep: a fleet small enough that a sweep cut short could forget. */
+	let small: Sandbox;
+	/** A published workflow of one trigger, Asset Synced over `small`, in pages of 20. */
+	let sweepWorkflowId: string;
 	let token: string;
 	/** The last execution already looked at. */
 	let seen: string | undefined;
@@ -156,6 +160,7 @@ describe('Stockroom Trigger published in real n8n', () => {
 
 	beforeAll(async () => {
 		sandbox = await createSandbox({ records: 25_000 });
+		small = await createSandbox({ records: 120, seed: 7 });
 		token = sandbox.token();
 		home = await createN8nHome();
 		const credential = { id: 'stockroomTriggerE2e', name: 'Stockroom' };
@@ -200,18 +205,43 @@ describe('Stockroom Trigger published in real n8n', () => {
 		]);
 		await home.publishWorkflow(workflowId);
 		await home.publishWorkflow(deployedWorkflowId);
+		const smallCredential = { id: 'stockroomTriggerE2eSmall', name: 'Stockroom (small)' };
+		await home.importCredential({ ...smallCredential, ...sandboxCredentialInput(small) });
+		[sweepWorkflowId] = await home.importWorkflows([
+			buildWorkflow(
+				'Stockroom trigger sweeping a small fleet',
+				smallCredential,
+				[
+					[
+						{
+							name: 'Synced (small fleet)',
+							type: NODE.trigger,
+							parameters: {
+								...TRIGGERS['Assets synced'],
+								pollTimes: POLL_TIMES,
+								options: { pageSize: 20 },
+							},
+						},
+					],
+				],
+				{ start: false },
+			),
+		]);
+		await home.publishWorkflow(sweepWorkflowId);
 	}, 120_000);
 
 	// a test that fails while the service is faulty leaves it well for the next
 	afterEach(() => {
 		sandbox?.setFaults('');
 		sandbox?.setCursorTtl(undefined);
+		small?.setFaults('');
 	});
 
 	afterAll(async () => {
 		await server?.stop();
 		await home?.dispose();
 		await sandbox?.close();
+		await small?.close();
 	});
 
 	test('activation ("from now on") emits nothing for what exists, recent changes included', async () => {
@@ -222,6 +252,61 @@ describe('Stockroom Trigger published in real n8n', () => {
 		await delay(NEXT_POLL_MS);
 
 		expect(home.readExecutions({ workflowId })).toEqual([]);
+	});
+
+	test('a sweep that meets empty pages with a next link forgets no asset that exists: edits of another field start no execution; a sync, one', async () => {
+		const before = home.readExecutions({ workflowId: sweepWorkflowId }).at(-1)?.id;
+		const executions = () => home.readExecutions({ workflowId: sweepWorkflowId, afterId: before });
+		// half a day later on the service's clock: the next poll begins a sweep, which meets pages
+		// with no records and a next link (as a service that ran out of time for a page sends)
+		const later = 13 * HOUR;
+		small.setClock(() => new Date(Date.now() + later));
+		small.setFaults('empty:0.5');
+		small.resetStats();
+		// the sweep has ended once the service has had no request of it (no `since`) for two polls
+		const sweepCalls = () => small.journal().filter((call) => call.query.since === undefined);
+		let [calls, changedAt] = [0, Date.now()];
+		await waitFor(
+			'the sweep to end',
+			() => {
+				if (sweepCalls().length !== calls) [calls, changedAt] = [sweepCalls().length, Date.now()];
+				return calls > 0 && Date.now() - changedAt > 2 * POLL_EVERY_MS + 2000 ? true : undefined;
+			},
+			120_000,
+		);
+		small.setFaults('');
+		expect(
+			small.journal().filter((call) => call.fault === 'empty' && call.query.since === undefined),
+		).not.toEqual([]);
+
+		// every asset edited in another field, as another client of the service would
+		const stamp = () => new Date(Date.now() + later).toISOString();
+		for (const record of small.store.assets.all())
+			small.store.assets.put({
+				...record,
+				notes: 'edited after the sweep',
+				lastModifiedDtm: stamp(),
+			});
+		await delay(2 * NEXT_POLL_MS);
+		expect(executions()).toEqual([]);
+
+		const synced = {
+			...small.store.assets.all()[7],
+			lastSyncDtm: stamp(),
+			lastModifiedDtm: stamp(),
+		};
+		small.store.assets.put(synced);
+		const [run] = await waitFor(
+			'the sync to be emitted',
+			() => {
+				const runs = executions();
+				return runs.length && runs.every(isFinished) ? runs : undefined;
+			},
+			60_000,
+		);
+		await delay(NEXT_POLL_MS);
+		expect(executions()).toHaveLength(1);
+		expect(run.outputs['Synced (small fleet)']).toEqual([{ ...synced, event: 'assetSynced' }]);
 	});
 
 	test('late, far-future and backdated values are each emitted once, and changes keep flowing after 2205', async () => {

@@ -12,8 +12,11 @@ export interface GatewayReply {
 export interface Gateway {
 	/** The base URL a credential uses: the gateway's address and the path it serves under. */
 	url: string;
-	/** The next `count` API calls are answered by the gateway itself, never reaching the service. */
-	answerNext(count: number, reply: GatewayReply): void;
+	/**
+	 * After `after` more API calls pass, the next `count` are answered by the gateway itself,
+	 * never reaching the service.
+	 */
+	answerNext(count: number, reply: GatewayReply, after?: number): void;
 	close(): Promise<void>;
 }
 
@@ -25,7 +28,8 @@ export interface Gateway {
  */
 export async function createGateway(sandbox: Sandbox, prefix = '/stockroom'): Promise<Gateway> {
 	const target = new URL(sandbox.url);
-	const own: GatewayReply[] = [];
+	/** The gateway's own answers to the next API calls; `null`: the call passes. */
+	const own: Array<GatewayReply | null> = [];
 
 	function reply(res: ServerResponse, { status, contentType, body }: GatewayReply): void {
 		res.writeHead(status, {
@@ -46,8 +50,9 @@ export async function createGateway(sandbox: Sandbox, prefix = '/stockroom'): Pr
 			return;
 		}
 		const path = url.slice(prefix.length) || '/';
-		if (path.startsWith('/api/') && own.length) {
-			reply(res, own.shift()!);
+		const ownReply = path.startsWith('/api/') ? own.shift() : undefined;
+		if (ownReply) {
+			reply(res, ownReply);
 			req.resume();
 			return;
 		}
@@ -73,7 +78,8 @@ export async function createGateway(sandbox: Sandbox, prefix = '/stockroom'): Pr
 	const { port } = server.address() as AddressInfo;
 	return {
 		url: `http://127.0.0.1:${port}${prefix}`,
-		answerNext: (count, answer) => {
+		answerNext: (count, answer, after = 0) => {
+			for (let i = 0; i < after; i++) own.push(null);
 			for (let i = 0; i < count; i++) own.push(answer);
 		},
 		close: async () => {

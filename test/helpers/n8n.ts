@@ -102,6 +102,19 @@ if (typeof afterAll === 'function') {
 	});
 }
 
+/**
+ * The warnings our nodes write to n8n's log (`this.logger.warn`) from now until `restore`. n8n's
+ * logger at level error makes `warn` a constant no-op, so a logger over it takes its place.
+ */
+export function captureWarnings(): { messages: () => string[]; restore: () => void } {
+	const original = Container.get(Logger);
+	const warnings: string[] = [];
+	const logger = Object.create(original) as Logger;
+	Object.defineProperty(logger, 'warn', { value: (message: string) => warnings.push(message) });
+	Container.set(Logger, logger);
+	return { messages: () => [...warnings], restore: () => Container.set(Logger, original) };
+}
+
 /** As n8n runs a node, a poll or a list: with an expression isolate held by the workflow. */
 async function inIsolate<T>(workflow: Workflow, run: () => Promise<T>): Promise<T> {
 	await vmEngine();

@@ -102,6 +102,25 @@ describe('paging without loose ends', () => {
 		expect(apiCalls()).toHaveLength(3);
 	});
 
+	test('pages with fewer records than the limit, or none, and a next link are read on: every record once, in order', async () => {
+		sandbox.setFaults('empty:0.3,short:0.3');
+		const [items] = await runNode(node, { parameters: byHundreds(), credential });
+		sandbox.setFaults('');
+		expect(apiCalls().filter((call) => call.fault === 'empty')).not.toEqual([]);
+		expect(apiCalls().filter((call) => call.fault === 'short')).not.toEqual([]);
+		expect(items.map((item) => item.json.id)).toEqual(
+			sandbox.store.assets.all().map((record) => record.id),
+		);
+	});
+
+	test('a last page that says "next": null is the last page', async () => {
+		sandbox.setFaults('null-next:1');
+		const [items] = await runNode(node, { parameters: byHundreds(), credential });
+		sandbox.setFaults('');
+		expect(items).toHaveLength(sandbox.store.assets.size);
+		expect(apiCalls()).toHaveLength(10);
+	});
+
 	test('a cancelled execution ends the retry wait at once and sends nothing more', async () => {
 		// every call is answered 429 with Retry-After: 1 (second)
 		sandbox.setFaults('429:1');

@@ -12,7 +12,9 @@ import { runPoll, sandboxCredential, type CredentialStore } from '../helpers/n8n
  * one timestamp, records entering and leaving the filter, filter edits, creates, deletes and
  * records restored as they were) with polls (one page
  * or everything per poll, service faults on the first or a later page, resume links the service
- * refuses as expired), n8n restarts (the state
+ * refuses as expired), answers in the forms a real service may use (pages with fewer records or
+ * none and a `next` link, pages out of id order, dates and date-times spelled otherwise), mass
+ * deletions between sweeps, n8n restarts (the state
  * goes back to what n8n last saved: at activation and when a poll emits, or after every poll with
  * durable cursors) and late polls (n8n's durable scheduler hands a poll the state stored before the
  * previous poll, whose own state is stored after it: the later write wins). A reference model, written from the events' definitions and not from the
@@ -54,6 +56,8 @@ interface Setup {
 	lookbackMinutes: number;
 	/** n8n saves the state after every poll (durable cursors), not only when a poll emits. */
 	durable: boolean;
+	/** The forms the service's answers take during the history, as the sandbox's fault rates. */
+	answers: string;
 }
 
 type WriteKind =
@@ -78,7 +82,9 @@ type Step =
 	/** A poll whose stored resume link the service refuses (its cursors have expired). */
 	| { kind: 'expired link'; budget: 'page' | 'all' }
 	/** Half a day and more passes: the next polls sweep for deleted records. */
-	| { kind: 'half day' };
+	| { kind: 'half day' }
+	/** A retirement wave: a share of the records, from all over the id range, deleted at once. */
+	| { kind: 'mass delete'; share: number; offset: number };
 
 const setup: fc.Arbitrary<Setup> = fc
 	.record({
@@ -89,9 +95,12 @@ const setup: fc.Arbitrary<Setup> = fc
 		pageSize: fc.integer({ min: 2, max: 7 }),
 		lookbackMinutes: fc.constantFrom(0, 1, 5),
 		durable: fc.boolean(),
+		pages: fc.constantFrom('', 'empty:0.2', 'short:0.2', 'empty:0.1,short:0.1,unordered:0.05'),
+		spelled: fc.boolean(),
 	})
-	.map(({ contractsChanged, ...rest }) => ({
+	.map(({ contractsChanged, pages, spelled, ...rest }) => ({
 		...rest,
+		answers: [pages, spelled ? 'dates:0.5' : ''].filter(Boolean).join(','),
 		resource:
 			rest.event === 'contractAgreementDated' ||
 			(rest.event === 'recordChanged' && contractsChanged)
@@ -145,7 +154,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 			kind: fc.constant('poll' as const),
 			budget: fc.constantFrom('page' as const, 'page' as const, 'all' as const),
 			fault: fc.constantFrom('none' as const, 'none' as const, 'first' as const, 'later' as const),
-			faultKind: fc.constantFrom<FaultKind>('500', '503', 'reset'),
+			faultKind: fc.constantFrom<FaultKind>('500', '503', 'reset', 'empty', 'short', 'unordered'),
 			faultAfter: fc.integer({ min: 1, max: 3 }),
 		}),
 	},
@@ -159,7 +168,35 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 		}),
 	},
 	{ weight: 3, arbitrary: fc.constant({ kind: 'half day' as const }) },
+	{
+		weight: 2,
+		arbitrary: fc.record({
+			kind: fc.constant('mass delete' as const),
+			share: fc.double({ min: 0.3, max: 0.9, noNaN: true }),
+			offset: fc.nat({ max: 1000 }),
+		}),
+	},
 );
+
+/**
+ * A date-time as the spec means it, read by hand (not by the trigger's reader): the offset
+ * written, or the service's clock (UTC) when none is.
+ */
+const instantOfText = (text: string) =>
+	Date.parse(/(Z|[+-]\d{2}:\d{2})$/.test(text) ? text : `${text}Z`);
+/** A date as the spec means it: the calendar day written, whatever follows it. */
+const dayOfText = (text: string) => Date.parse(`${text.slice(0, 10)}T00:00:00Z`);
+
+/** Whether a sweep ended between two states of the trigger (one that began and ended in a poll too). */
+function sweepEnded(before: IDataObject | undefined, after: IDataObject | undefined): boolean {
+	const sweepOf = (state: IDataObject | undefined) =>
+		(state?.changes as { sweep?: { began: string; tally?: string } } | undefined)?.sweep;
+	const [was, is] = [sweepOf(before), sweepOf(after)];
+	return (
+		is?.tally === undefined &&
+		(was?.tally !== undefined || (is !== undefined && is.began !== was?.began))
+	);
+}
 
 /**
  * A poll n8n starts late: handed the state stored before the previous poll, it must emit nothing
@@ -280,14 +317,15 @@ class Model {
 
 	valueOf(record: StoredRecord): number | undefined {
 		const text = record[this.field];
-		return typeof text === 'string' ? Date.parse(text) : undefined;
+		if (typeof text !== 'string') return undefined;
+		return this.setup.event === 'contractAgreementDated' ? dayOfText(text) : instantOfText(text);
 	}
 
 	/** Records the current version of a record (after a write or at the start). */
 	wrote(record: StoredRecord): void {
 		const list = this.versions.get(record.id) ?? [];
 		list.push({
-			modified: Date.parse(String(record.lastModifiedDtm)),
+			modified: instantOfText(String(record.lastModifiedDtm)),
 			value: this.valueOf(record),
 			record,
 			polls: 0,
@@ -335,7 +373,7 @@ class Model {
 	/** An emitted record: it must be a version the definition allows, not emitted before. */
 	accept(record: IDataObject): void {
 		const id = String(record.id);
-		const modified = Date.parse(String(record.lastModifiedDtm));
+		const modified = instantOfText(String(record.lastModifiedDtm));
 		const version = this.versions.get(id)?.find((candidate) => candidate.modified === modified);
 		const where = `${id} at ${iso(modified)}`;
 		if (!version) throw new Error(`emitted a version that was never written: ${where}`);
@@ -448,6 +486,7 @@ describe('trigger property: every change is emitted exactly once', () => {
 	async function run(config: Setup, steps: Step[]): Promise<void> {
 		histories++;
 		sandbox.reset();
+		sandbox.setFaults(config.answers);
 		let now = Date.parse('2026-11-24T09:00:00.000Z');
 		sandbox.setClock(() => new Date(now));
 		const table = sandbox.store[config.resource];
@@ -477,8 +516,12 @@ describe('trigger property: every change is emitted exactly once', () => {
 		/** n8n processes so far: a restart is a new one, with none of the trigger's marks. */
 		let restarts = 0;
 		let maxRecords = table.size + steps.filter((entry) => entry.kind === 'create').length;
-		/** A walk is at most this many pages, and each successful poll reads at least one. */
-		const walkPolls = () => Math.ceil(maxRecords / config.pageSize) + 1;
+		/**
+		 * A walk is at most this many pages, and each successful poll reads at least one; pages with
+		 * fewer records or none (the history's answers) make it up to twice as long.
+		 */
+		const slowdown = /empty|short/.test(config.answers) ? 2 : 1;
+		const walkPolls = () => Math.ceil((maxRecords / config.pageSize) * slowdown) + 1;
 
 		const write = (record: StoredRecord, changes: Record<string, unknown>) => {
 			const last = model.current(record.id)?.modified ?? 0;
@@ -514,6 +557,18 @@ describe('trigger property: every change is emitted exactly once', () => {
 			}
 		};
 
+		/** A retirement wave: `share` of the records, spread over the id range, deleted at once. */
+		const massDelete = (share: number, offset: number) => {
+			const records = table.all();
+			const doomed = records.filter((_, index) => ((index + offset) * 0.6180339887) % 1 < share);
+			// a few records stay
+			for (const gone of doomed.slice(0, Math.max(0, records.length - 3))) {
+				table.delete(gone.id);
+				model.deleted(gone, now);
+				deleted.push(gone);
+			}
+		};
+
 		const pollWith = (state: IDataObject, budget: 'page' | 'all') =>
 			runPoll(trigger, {
 				parameters: parameters as never,
@@ -527,9 +582,8 @@ describe('trigger property: every change is emitted exactly once', () => {
 			undefined;
 		const poll = async (budget: 'page' | 'all') => {
 			const handed = stored(staticData);
-			const wasSweeping = sweeping();
 			const result = await pollWith(staticData, budget);
-			if (wasSweeping && !sweeping()) model.sweptAt.push(now);
+			if (sweepEnded(handed, staticData)) model.sweptAt.push(now);
 			beforePrevious = handed;
 			if (model.activatedAt === undefined) model.activatedAt = Math.floor(now / 1000) * 1000 - 1000;
 			const state = staticData.changes as { walk?: { baseline?: boolean } } | undefined;
@@ -612,7 +666,7 @@ describe('trigger property: every change is emitted exactly once', () => {
 				case 'late poll': {
 					// n8n's first state (no poll stored yet) is taken as it is: see pollTurns.ts
 					if (!beforePrevious?.mark) break;
-					const wasSweeping = sweeping();
+					const before = stored(staticData);
 					const late = await latePoll(
 						async (handed) => ((await pollWith(handed, 'all')) ?? [[]])[0].map((item) => item.json),
 						beforePrevious,
@@ -620,13 +674,16 @@ describe('trigger property: every change is emitted exactly once', () => {
 					);
 					for (const record of late.emitted) model.accept(record);
 					staticData = late.state;
-					if (wasSweeping && !sweeping()) model.sweptAt.push(now);
+					if (sweepEnded(before, late.state)) model.sweptAt.push(now);
 					// n8n saves what a poll that emits leaves (and, with durable cursors, any change)
 					if (config.durable || late.emitted.length) saved = stored(staticData);
 					break;
 				}
 				case 'half day':
 					now += 13 * 60 * MINUTE;
+					break;
+				case 'mass delete':
+					massDelete(action.share, action.offset);
 					break;
 				case 'expired link':
 					// every cursor issued before this instant is refused
@@ -646,12 +703,16 @@ describe('trigger property: every change is emitted exactly once', () => {
 					} catch (error) {
 						if (action.fault === 'none') throw error;
 					}
+					// forced faults the poll did not meet are dropped; the history's answers go on
 					sandbox.setFaults('');
+					sandbox.setFaults(config.answers);
 					break;
 			}
 		}
-		// catch up, a page per poll a minute apart, without faults, until the walk and any sweep are
-		// done: every final version is accounted for
+		// catch up, a page per poll a minute apart, without faults (in the history's answer forms),
+		// until the walk and any sweep are done: every final version is accounted for
+		sandbox.setFaults('');
+		sandbox.setFaults(config.answers);
 		const catchUp = () =>
 			settle(
 				async () => {
@@ -667,8 +728,10 @@ describe('trigger property: every change is emitted exactly once', () => {
 		await catchUp();
 		model.checkRequired(1, table.all());
 		if (config.event === 'recordChanged') return;
-		// a last whole sweep, while every value is cleared and set again on both sides of it, then an
-		// edit of every record: one the sweep forgot while it was there would be emitted as a change
+		// a mass deletion, then a last whole sweep and the sweeps of shares that follow it, while
+		// every value is cleared and set again on both sides of it, then an edit of every record: one
+		// a sweep forgot while it was there would be emitted as a change
+		massDelete(0.6, histories);
 		now += 13 * 60 * MINUTE;
 		await poll('page');
 		for (const record of table.all()) write(record, valueFor('clear', 0, record));
@@ -676,6 +739,13 @@ describe('trigger property: every change is emitted exactly once', () => {
 		await poll('all');
 		for (const record of table.all()) write(record, valueFor('sync', 0, record));
 		await catchUp();
+		const sweepState = () =>
+			(staticData.changes as { sweep?: { tally?: string; share?: unknown } }).sweep;
+		for (let polls = 0; sweepState()?.share || sweepState()?.tally; polls++) {
+			if (polls > 20 * walkPolls()) throw new Error('the sweeps of shares do not end');
+			now += MINUTE;
+			await poll('page');
+		}
 		for (const record of table.all()) write(record, valueFor('touch', 0, record));
 		await catchUp();
 		model.checkRequired(1, table.all());

@@ -6,6 +6,7 @@ import { addDays } from '../../nodes/StockroomTrigger/renewals';
 import { createSandbox, type Sandbox } from '../../sandbox/server';
 import { runPoll, sandboxCredential, type CredentialStore } from '../helpers/n8n';
 import { failureOf } from '../helpers/outcomes';
+import { inTimeZone } from '../helpers/timeZone';
 
 const trigger = new StockroomTrigger();
 const MINUTE = 60_000;
@@ -179,6 +180,55 @@ describe('Stockroom Trigger against the sandbox', () => {
 		expect(apiCalls().at(-1)?.query).toEqual({
 			since: expect.stringMatching(/Z$/),
 			limit: '1000',
+		});
+	});
+
+	describe('values compared by what they mean, whatever their spelling (the service, a proxy or another version writes them otherwise)', () => {
+		afterEach(() => sandbox.setFaults(''));
+
+		test('Contract Agreement Dated: a day written with an offset, without a zone or as a plain date is the same day; edits of another field emit nothing, a new day once', async () => {
+			const parameters = { resource: 'contracts', event: 'contractAgreementDated' };
+			await poll(parameters);
+			const signed = await write('PUT', '/api/contracts/v1', {
+				externalId: 'SPELLED',
+				ref: 'PO-S',
+				type: 'OrderForm',
+				vendorName: 'Spelling Vendor',
+				agreementDate: '2024-03-01',
+			});
+			sandbox.setFaults('dates:1');
+			expect(emittedIds(await poll(parameters))).toEqual([signed.id]);
+			// this machine east of UTC: a day without a zone is still the day written
+			await inTimeZone('Europe/Berlin', async () => {
+				for (let edit = 0; edit < 10; edit++) {
+					await write('PUT', '/api/contracts/v1', { ...signed, notes: `edit ${edit}` });
+					expect(await poll(parameters)).toBeNull();
+				}
+			});
+			const redated = await write('PUT', '/api/contracts/v1', {
+				...signed,
+				agreementDate: '2024-03-02',
+			});
+			const [emittedRecord] = emitted(await poll(parameters));
+			expect(emittedRecord).toMatchObject({ id: redated.id, event: 'contractAgreementDated' });
+			expect(String(emittedRecord.agreementDate)).toMatch(/^2024-03-02/);
+			expect(await poll(parameters)).toBeNull();
+			expect(apiCalls().filter((call) => call.fault === 'dates').length).toBeGreaterThan(10);
+		});
+
+		test('Asset Synced: a time written with an offset, without a zone or with microseconds is the same instant; edits of another field emit nothing', async () => {
+			await poll();
+			const synced = await patchAsset(4, { lastSyncDtm: iso(now - HOUR + 123) });
+			sandbox.setFaults('dates:1');
+			expect(emittedIds(await poll())).toEqual([synced.id]);
+			await inTimeZone('America/New_York', async () => {
+				for (let edit = 0; edit < 10; edit++) {
+					await patchAsset(4, { notes: `edit ${edit}` });
+					expect(await poll()).toBeNull();
+				}
+			});
+			const again = await patchAsset(4, { lastSyncDtm: iso(now) });
+			expect(emittedIds(await poll())).toEqual([again.id]);
 		});
 	});
 
@@ -394,7 +444,8 @@ describe('Stockroom Trigger against the sandbox', () => {
 			calls: 4,
 		});
 		const resynced = await patchAsset(200, { lastSyncDtm: iso(now) });
-		expect(await sweepPoll()).toEqual({ emittedNow: [String(cleared.id)], calls: 2 });
+		// the last pages, and the empty answer for what follows the last that ends the sweep
+		expect(await sweepPoll()).toEqual({ emittedNow: [String(cleared.id)], calls: 3 });
 
 		expect(changes().sweep).toEqual({ began: expect.any(String) });
 		expect(gone.map(known)).toEqual([undefined, undefined, undefined]);

@@ -29,7 +29,8 @@ function fits(shape: AnswerShape, body: unknown): boolean {
 			return (
 				isPlainObject(body) &&
 				everyRecord(body.results) &&
-				(body.next === undefined || typeof body.next === 'string')
+				// the last page has no `next`; `null` says the same (another version's JSON)
+				(body.next === undefined || body.next === null || typeof body.next === 'string')
 			);
 		case 'users':
 			return (

@@ -65,14 +65,26 @@ const GROUP_BYTES = 110 * 1024;
 /**
  * The `,` of the first `},{` from `at` on: most likely the end of a record and the start of the
  * next, found without reading every byte (it may be inside a string or a record's own list);
- * -1 when there is none.
+ * -1 when there is none. The last answer is remembered: a page with no `},{` after some point
+ * (pretty-printed JSON has none at all) is searched to its end once, not once per group.
  */
-function likelyRecordEnd(bytes: Uint8Array, at: number): number {
-	for (let close = bytes.indexOf(CLOSE_OBJECT, at); close >= 0;) {
-		if (bytes[close + 1] === COMMA && bytes[close + 2] === OPEN_OBJECT) return close + 1;
-		close = bytes.indexOf(CLOSE_OBJECT, close + 1);
-	}
-	return -1;
+function likelyRecordEnds(bytes: Uint8Array): (at: number) => number {
+	// the last search began at `from` and found `found` (the first `}` of it at `found - 1`)
+	let from = Infinity;
+	let found = -1;
+	return (at) => {
+		if (at >= from && (found < 0 || at < found)) return found;
+		from = at;
+		found = -1;
+		for (let close = bytes.indexOf(CLOSE_OBJECT, at); close >= 0;) {
+			if (bytes[close + 1] === COMMA && bytes[close + 2] === OPEN_OBJECT) {
+				found = close + 1;
+				break;
+			}
+			close = bytes.indexOf(CLOSE_OBJECT, close + 1);
+		}
+		return found;
+	};
 }
 
 /** The elements from `group` to the element list's end or a `,` (exclusive), as one array. */
@@ -98,10 +110,11 @@ function parseArray(
 	decode: (part: Uint8Array) => string,
 ): { values: unknown[]; end: number } | undefined {
 	const values: unknown[] = [];
+	const likelyRecordEnd = likelyRecordEnds(bytes);
 	at = skipSpace(bytes, at + 1);
 	if (bytes[at] === CLOSE_ARRAY) return { values, end: at + 1 };
 	for (let group = at; ;) {
-		let end = likelyRecordEnd(bytes, group + GROUP_BYTES);
+		let end = likelyRecordEnd(group + GROUP_BYTES);
 		let parsed: unknown[] | undefined;
 		try {
 			parsed = end < 0 ? undefined : parseGroup(bytes, group, end, decode);

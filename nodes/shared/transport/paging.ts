@@ -47,7 +47,7 @@ export function headerDate(headers: IDataObject): number | undefined {
 
 interface ListBody {
 	results: IDataObject[];
-	next?: string;
+	next?: string | null;
 }
 
 /** A page request whose headers have arrived; its body is read when the page's turn comes. */

@@ -166,6 +166,26 @@ describe("reading a list page's body record by record", () => {
 		}
 	});
 
+	test('a pretty-printed page (no "},{" anywhere) of many groups reads as JSON.parse reads it, and its record ends are searched for once, not once per group', () => {
+		const records = Array.from({ length: 2000 }, (_, i) => ({
+			id: String(i),
+			name: `Laptop ${i}`,
+			notes: 'x'.repeat(400),
+			lineItems: [{ sku: `a${i}` }, { sku: 'b' }],
+		}));
+		const text = JSON.stringify({ results: records, next: '/api/assets/v1?cursor=abc' }, null, 2);
+		const bytes = bytesOf(text);
+		const closing = bytes.filter((byte) => byte === 0x7d).length;
+		const search = jest.spyOn(Uint8Array.prototype, 'indexOf');
+		try {
+			expect(parseListBody(bytes)).toEqual(JSON.parse(text));
+			// each "}" is looked at about once; read again for every group of 110 kB, it was 7 times
+			expect(search.mock.calls.length).toBeLessThan(closing * 1.5);
+		} finally {
+			search.mockRestore();
+		}
+	});
+
 	test('no page-sized text is made: a page of 1,000 records is read in texts under 128 kB (issue 26)', () => {
 		const records = Array.from({ length: 1000 }, (_, i) => ({
 			id: String(i),
