@@ -5,7 +5,7 @@
  * replaces the full figures). The last lines of stdout are the key ratios. Benchmarks never fail
  * for being slow; they fail when a side computes a wrong answer or the harness breaks. n8n's log
  * and the hook's records of each run stay in bench/.runs/<full|quick>/.
- * `-- --only list-all,heap,queue,queue-variants,sync` runs those sections alone, for working on
+ * `-- --only list-all,heap,queue,queue-variants,sync,contract-sync` runs those sections alone, for working on
  * one figure (bench/.runs/results-only.md; results.md untouched).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +22,7 @@ import { millionFigures } from './million';
 import { heapFigures } from './heap';
 import { queueFigures, queueRatio, queueVariantFigures } from './queue';
 import { SandboxProcess } from './sandboxProcess';
+import { contractSyncFigures, contractSyncLines, contractSyncSection } from './contractSync';
 import { syncFigures, syncLines, syncSection } from './sync';
 import { floorFigures } from './floor';
 import { summarizeProfile } from './profile';
@@ -306,6 +307,9 @@ async function main() {
 	progress('sync: the Sync operation beside the hand-built workflow');
 	const sync = await syncFigures(records, sideBySideSizes(quick), workDir, progress);
 
+	progress('contract sync: a procurement export, one row per line item');
+	const contractSync = await contractSyncFigures(CONTRACT_SYNC_SIZE / scale, workDir, progress);
+
 	const results = {
 		quick,
 		machine: machine(),
@@ -332,9 +336,11 @@ async function main() {
 			? (JSON.parse(readFileSync(jsonFile, 'utf8')) as KeyFigures)
 			: undefined;
 	const figures = keyFigures(results);
-	const markdown = [renderResults(results, previous), ...syncSection(sync, results.machine)].join(
-		'\n',
-	);
+	const markdown = [
+		renderResults(results, previous),
+		...syncSection(sync, results.machine),
+		...contractSyncSection(contractSync, results.machine),
+	].join('\n');
 	const finalLines = [
 		`list-all heap ratio (asset node / HTTP Request node): ${ratio(figures.listAllHeapRatio)}`,
 		`queue list-all ratio (asset node / HTTP Request node, on a worker): ${ratio(figures.queueListAllRatio)}`,
@@ -342,6 +348,7 @@ async function main() {
 		`list-all CPU ratio (asset node / HTTP Request node): ${ratio(figures.listAllCpuRatio)}`,
 		`list-all ratio (asset node / HTTP Request node): ${ratio(figures.listAllRatio)}`,
 		...syncLines(sync),
+		...contractSyncLines(contractSync),
 		...resilience,
 		minutesLine(started),
 	].join('\n');
@@ -364,6 +371,9 @@ const QUEUE_PAIRS = 3;
  */
 const sideBySideSizes = (quick: boolean) => (quick ? [1_000, 2_000] : [5_000, 10_000]);
 
+/** Contracts of Contract Sync's section (issue 34: 10,000 of 5 line items each). */
+const CONTRACT_SYNC_SIZE = 10_000;
+
 /** The bench's last line: its whole duration (issue 31: at most 30 minutes on these 2 cores). */
 const minutesLine = (started: number) =>
 	`bench minutes: ${((performance.now() - started) / 60_000).toFixed(1)}`;
@@ -373,7 +383,7 @@ const minutesLine = (started: number) =>
  * to bench/.runs/results-only.md with their final lines; results.md and results.json untouched.
  */
 async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
-	const known = ['list-all', 'heap', 'queue', 'queue-variants', 'sync', 'trigger'];
+	const known = ['list-all', 'heap', 'queue', 'queue-variants', 'sync', 'contract-sync', 'trigger'];
 	const unknown = sections.filter((section) => !known.includes(section));
 	if (unknown.length)
 		throw new Error(`--only: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
@@ -385,9 +395,9 @@ async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
 	const lines: string[] = [];
 	const finalLines: string[] = [];
 	const comparisons: Comparison[] = [];
-	// sync seeds a sandbox of its own (it writes); the trigger seeds one per size
+	// the syncs seed sandboxes of their own (they write); the trigger seeds one per size
 	const needsSandbox = sections.some(
-		(section) => section !== 'heap' && section !== 'sync' && section !== 'trigger',
+		(section) => !['heap', 'sync', 'contract-sync', 'trigger'].includes(section),
 	);
 	if (needsSandbox) progress(`seeding the sandbox with ${records} assets`);
 	const sandbox = needsSandbox ? await createSandbox({ records, seed: 1 }) : undefined;
@@ -470,6 +480,15 @@ async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
 			const sync = await syncFigures(records, sideBySideSizes(quick), workDir, progress);
 			lines.push(...syncSection(sync, machine()));
 			finalLines.push(...syncLines(sync));
+		}
+		if (sections.includes('contract-sync')) {
+			const contractSync = await contractSyncFigures(
+				quick ? CONTRACT_SYNC_SIZE / 10 : CONTRACT_SYNC_SIZE,
+				workDir,
+				progress,
+			);
+			lines.push(...contractSyncSection(contractSync, machine()));
+			finalLines.push(...contractSyncLines(contractSync));
 		}
 	} finally {
 		await sandbox?.close();

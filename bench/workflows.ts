@@ -195,6 +195,37 @@ export function assetSync(path: string, credential: CredentialRef, fields: strin
 }
 
 /**
+ * Issue 34's Contract Sync: the webhook's body `{ items: [...] }` is a procurement export, one row
+ * per line item (the contract's fields and `lineItem.<field>`); missing contracts are deleted.
+ */
+export function contractSync(
+	path: string,
+	credential: CredentialRef,
+	fields: string[],
+	lineFields: string[],
+) {
+	return chain(path, credential, [
+		splitOut('Source rows', 'body.items'),
+		{
+			name: 'Sync',
+			type: NODE.contract,
+			typeVersion: 2,
+			parameters: {
+				operation: 'sync',
+				inputShape: 'lineItemRows',
+				fieldsToSync: fields,
+				lineItemFieldsToSync: lineFields,
+				filterMode: 'expression',
+				filterExpression: 'externalId sw "PO-"',
+				missingRecords: 'delete',
+				options: {},
+			},
+		},
+		count,
+	]);
+}
+
+/**
  * The same job built by hand, as users did before the Sync operation: Get Many beside the source,
  * n8n's Compare Datasets on External ID (Fuzzy Compare, so only the source's fields are compared,
  * and Input A's version where they differ), Create or Update (Merge) for what is new or

@@ -1,5 +1,6 @@
 import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 import { searchContracts } from '../shared/methods/listSearch';
+import { getContractSyncColumns } from '../shared/methods/resourceMapping';
 import { createRouter } from '../shared/runItems';
 import { operations, properties } from './actions';
 import { requireSupportedN8n } from '../shared/supportedN8n';
@@ -15,8 +16,9 @@ export class StockroomContract implements INodeType {
 		version: [1, 2],
 		defaultVersion: 2,
 		subtitle:
-			'={{ { upsert: "Create or Update", delete: "Delete", get: "Get", getAll: "Get Many" }[$parameter["operation"]] }}',
-		description: 'Read and write contracts with their line items and documents',
+			'={{ { upsert: "Create or Update", delete: "Delete", get: "Get", getAll: "Get Many", sync: "Sync" }[$parameter["operation"]] }}',
+		description:
+			"Read and write contracts with their line items and documents, and sync a procurement source's complete set of contracts",
 		defaults: { name: 'Stockroom Contract' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -25,7 +27,10 @@ export class StockroomContract implements INodeType {
 		properties,
 	};
 
-	methods = { listSearch: { searchContracts } };
+	methods = {
+		listSearch: { searchContracts },
+		resourceMapping: { getContractSyncColumns },
+	};
 
 	execute = createRouter(operations);
 }

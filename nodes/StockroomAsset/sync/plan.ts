@@ -12,24 +12,8 @@ import { hasValue, isPlainObject } from '../../shared/schema/values';
 import type { Change, MissingRecords, PlanEntry } from '../../shared/sync/entries';
 import { countClears, type GuardedPlan } from '../../shared/sync/guard';
 import { recordKey, type Resolution } from '../../shared/sync/identity';
+import { sameValue } from '../../shared/sync/values';
 import { fieldLabel, fieldName, type Ownership, type SourceRow } from './source';
-
-/** Values compared as the service stores them: key order aside, JSON-equal. */
-function sameValue(a: unknown, b: unknown): boolean {
-	if (a === b) return true;
-	if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-	const canonical = (value: unknown): unknown =>
-		Array.isArray(value)
-			? value.map(canonical)
-			: isPlainObject(value)
-				? Object.fromEntries(
-						Object.keys(value)
-							.sort()
-							.map((key) => [key, canonical(value[key])]),
-					)
-				: value;
-	return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
-}
 
 /** A stored record's value of an owned field, normalized as a source value is (null: none). */
 function storedValue(record: IDataObject, name: string, own: Ownership): unknown {

@@ -7,6 +7,7 @@ import { validateRecord } from '../../shared/schema/validate';
 import { hasValue, isPlainObject } from '../../shared/schema/values';
 import type { AbsentColumn } from '../../shared/sync/columns';
 import type { RowIdentity } from '../../shared/sync/identity';
+import { fromExportText, PLAIN_TEXT } from '../../shared/sync/exportText';
 import { cleanKey, type PlaceholderTest } from '../../shared/sync/keys';
 
 export const SYNC_KEYS = ['externalId', 'serialNumber', 'assetTag'] as const;
@@ -110,25 +111,10 @@ export function absentColumns(
 		});
 }
 
-/**
- * A text from a CSV export in the type the field needs: numbers and yes/no values arrive as
- * text. Anything else is left for validation to name.
- */
-function typed(name: string, value: unknown): unknown {
-	if (typeof value !== 'string') return value;
-	const type = assetSchema.fields[name]?.type;
-	const text = value.trim();
-	if (type === 'number' && text !== '' && Number.isFinite(Number(text))) return Number(text);
-	if (type === 'boolean') {
-		if (/^(true|yes|1)$/i.test(text)) return true;
-		if (/^(false|no|0)$/i.test(text)) return false;
-	}
-	return value;
-}
-
 /** A source value as compared and written: normalized like any input, null when it has none. */
 function sourceValue(name: string, value: unknown, timezone: string): unknown {
-	const normalized = normalizeValue(assetSchema.fields[name], typed(name, value), timezone);
+	const field = assetSchema.fields[name];
+	const normalized = normalizeValue(field, fromExportText(field, value, PLAIN_TEXT), timezone);
 	return hasValue(normalized) ? normalized : null;
 }
 

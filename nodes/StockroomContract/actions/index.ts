@@ -2,9 +2,10 @@ import type { INodeProperties } from 'n8n-workflow';
 import * as del from './delete.operation';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
+import * as sync from './sync.operation';
 import * as upsert from './upsert.operation';
 
-export const operations = { upsert, delete: del, get, getAll };
+export const operations = { upsert, delete: del, get, getAll, sync };
 
 export const properties: INodeProperties[] = [
 	{
@@ -33,6 +34,13 @@ export const properties: INodeProperties[] = [
 				description: 'Get many contracts',
 				action: 'Get many contracts',
 			},
+			{
+				name: 'Sync',
+				value: 'sync',
+				description:
+					'Make the contracts in scope match the input items, the complete set from one procurement source: create, update the fields and line items to sync, and keep or delete those the source no longer has. As an AI tool it proposes: each call is a dry run returning the plan and its planId, and only a node set to apply an approved plan writes, given that planId.',
+				action: 'Sync contracts',
+			},
 		],
 		default: 'getAll',
 	},
@@ -40,4 +48,5 @@ export const properties: INodeProperties[] = [
 	...del.description,
 	...get.description,
 	...getAll.description,
+	...sync.description,
 ];

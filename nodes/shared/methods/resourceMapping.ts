@@ -7,6 +7,7 @@ import type {
 import { CURRENCY_OPTIONS, writableScalars } from '../descriptions/recordFields';
 import { fetchCustomFieldDefinitions } from '../resources';
 import { assetSchema, type CustomFieldType } from '../schema/asset';
+import { contractSchema, lineItemFields } from '../schema/contract';
 import { enumLabel, type Field } from '../schema/fields';
 import { EDITOR_RETRY } from '../transport';
 import { CUSTOM_COLUMN_PREFIX } from '../columns';
@@ -101,4 +102,34 @@ export async function getAssetSyncColumns(
 	this: ILoadOptionsFunctions,
 ): Promise<ResourceMapperFields> {
 	return { fields: await assetColumns(this, () => ({})) };
+}
+
+/**
+ * The columns Contract Sync's Map Columns offers: the writable contract fields and Documents, and
+ * either each line item field of a line-item row (`lineItem.<field>`) or a contract's Line Items
+ * (a list), as Input Shape says. Every column is text: the node reads an export's numbers and
+ * dates itself, in the formats its options give (n8n's own conversion reads an empty cell as 0).
+ */
+export async function getContractSyncColumns(
+	this: ILoadOptionsFunctions,
+): Promise<ResourceMapperFields> {
+	const column = (id: string, displayName: string, type: FieldType = 'string') => ({
+		id,
+		displayName,
+		required: false,
+		defaultMatch: false,
+		canBeUsedToMatch: false,
+		display: true,
+		type,
+	});
+	const contract = writableScalars(contractSchema.fields).map(([name, field]) =>
+		column(name, field.displayName),
+	);
+	const lines =
+		this.getNodeParameter('inputShape', 'lineItemRows') === 'contracts'
+			? [column('lineItems', 'Line Items', 'array')]
+			: writableScalars(lineItemFields).map(([name, field]) =>
+					column(`lineItem.${name}`, `Line Item ${field.displayName}`),
+				);
+	return { fields: [...contract, column('documents', 'Documents'), ...lines] };
 }

@@ -10,24 +10,48 @@ export interface Change {
 	after: unknown;
 }
 
+/**
+ * What an update does to a record's line items (a contract's), matched within the record by
+ * External ID in key form (trimmed, case aside). Written over the record as read just before the
+ * write, so lines the plan does not name stay as they are then.
+ */
+export interface LineItemPatch {
+	/** Owned values of lines the source has: over the line with that key, else a new line. */
+	set: Array<{ form: string; externalId: string; values: IDataObject }>;
+	/** Key forms of the lines the source no longer has that go. */
+	remove: string[];
+	/** Lines without External ID that replace the record's own (the source owns the whole list). */
+	anonymous?: IDataObject[];
+}
+
+/**
+ * The source items a record's entry comes from, when it is more than `item` (rows of one
+ * contract), and why part of what the source says is not written, when it is not.
+ */
+interface FromItems {
+	items?: number[];
+	reason?: string;
+}
+
 /** What one source row or one record in scope becomes. */
 export type PlanEntry =
-	| {
+	| ({
 			action: 'created';
 			item: number;
 			key: string;
 			body: IDataObject;
 			changes: Record<string, Change>;
-	  }
-	| {
+	  } & FromItems)
+	| ({
 			action: 'updated';
 			item: number;
 			key: string;
 			record: IDataObject;
 			patch: IDataObject;
 			changes: Record<string, Change>;
-	  }
-	| { action: 'unchanged'; item: number; key: string; record: IDataObject }
+			lineItems?: LineItemPatch;
+	  } & FromItems)
+	| ({ action: 'unchanged'; item: number; key: string; record: IDataObject } & FromItems)
 	| { action: 'missing'; key?: string; record: IDataObject; reason?: string }
 	| {
 			action: 'retired';

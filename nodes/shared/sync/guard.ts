@@ -14,8 +14,18 @@ export interface GuardLimits {
 	clearPercent: number;
 }
 
-/** The guard's parameters, on the form itself so that its limits and defaults show. */
-export function guardProperties(nouns: string): INodeProperties[] {
+/**
+ * The guard's parameters, on the form itself so that its limits and defaults show. `removal` says
+ * how a run removes a record; with `lineItems`, the share applies to the line items in scope too.
+ */
+export function guardProperties(
+	nouns: string,
+	removal = 'retire or delete',
+	lineItems = false,
+): INodeProperties[] {
+	const alsoLines = lineItems
+		? ', and the most line items it may remove, as a share of the line items in scope'
+		: '';
 	return [
 		{
 			displayName: 'Max Removals (%)',
@@ -23,7 +33,7 @@ export function guardProperties(nouns: string): INodeProperties[] {
 			type: 'number',
 			typeOptions: { minValue: 0, maxValue: 100 },
 			default: DEFAULT_MAX_REMOVAL_PERCENT,
-			description: `The most ${nouns} one run may retire or delete, as a share of the scope; above it the run writes nothing and fails (a Dry Run shows the plan and says so)`,
+			description: `The most ${nouns} one run may ${removal}, as a share of the scope${alsoLines}; above it the run writes nothing and fails (a Dry Run shows the plan and says so)`,
 		},
 		{
 			displayName: 'Max Removals (Count)',
@@ -31,7 +41,7 @@ export function guardProperties(nouns: string): INodeProperties[] {
 			type: 'number',
 			typeOptions: { minValue: 0 },
 			default: 0,
-			description: `The most ${nouns} one run may retire or delete, as a number (0: no limit by count, the share still applies)`,
+			description: `The most ${nouns} one run may ${removal}, as a number (0: no limit by count, the share still applies)`,
 		},
 		{
 			displayName: 'Max Cleared per Field (%)',
@@ -89,18 +99,23 @@ export interface GuardedPlan {
 	removed: { retired: number; deleted: number };
 	/** Per field label, how many records the plan empties it on. */
 	cleared: Map<string, number>;
+	/** Line items the plan removes from records it updates, of those the records in scope have. */
+	lineItems?: { removed: number; inScope: number };
 }
 
-/** Counts a field's clears: `before` had a value, `after` has none. */
+/**
+ * Counts one record's clears: each field label whose `before` had a value and `after` has none,
+ * once per record (a contract's line items share their fields' labels).
+ */
 export function countClears(
 	cleared: Map<string, number>,
 	changes: Record<string, { before: unknown; after: unknown }>,
 	label: (field: string) => string,
 ): void {
-	for (const [field, { before, after }] of Object.entries(changes)) {
-		if (hasValue(before) && !hasValue(after))
-			cleared.set(label(field), (cleared.get(label(field)) ?? 0) + 1);
-	}
+	const labels = new Set<string>();
+	for (const [field, { before, after }] of Object.entries(changes))
+		if (hasValue(before) && !hasValue(after)) labels.add(label(field));
+	for (const name of labels) cleared.set(name, (cleared.get(name) ?? 0) + 1);
 }
 
 const share = (part: number, whole: number) => Math.round((part / whole) * 1000) / 10;
@@ -136,6 +151,16 @@ export function guardRefusals(
 			description:
 				'A source that lost rows (a partial export) looks like this. Check the source; if the removals are meant, raise Max Removals (%) or Max Removals (Count).',
 		});
+	}
+	if (plan.lineItems) {
+		const { removed, inScope } = plan.lineItems;
+		const lineLimit = Math.floor((inScope * limits.removalPercent) / 100);
+		if (removed > lineLimit)
+			refusals.push({
+				message: `Sync stopped by its guard: it would remove ${removed} of the ${inScope} line items of the ${nouns} in scope (${share(removed, inScope)} %), more than Max Removals allows (${lineLimit}: ${limits.removalPercent} % of them)`,
+				description:
+					'A source that lost rows (a partial export, a filter on the export) looks like this. Check the source; if the removals are meant, raise Max Removals (%).',
+			});
 	}
 	const clearLimit = Math.floor((scopeSize * limits.clearPercent) / 100);
 	for (const [field, count] of plan.cleared) {

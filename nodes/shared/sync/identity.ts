@@ -58,6 +58,10 @@ export interface Resolution {
 	unidentified: number;
 }
 
+/** A noun with its indefinite article: "an asset", "a contract". */
+export const withArticle = (noun: string): string =>
+	`${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
+
 /**
  * A few items (or ids) and how many there are: "items 0, 4, 9 and 49,997 more". `values` may
  * hold only the first few of `total`.
@@ -208,7 +212,10 @@ export function resolveRows(
 			const kept = byId[0]
 				? `; the ${words.noun} with External ID "${String(byId[0].externalId)}" is kept as it is`
 				: '';
-			refuse(row, `${keyName} ${what}: the row cannot be matched to an ${words.noun}${kept}`);
+			refuse(
+				row,
+				`${keyName} ${what}: the row cannot be matched to ${withArticle(words.noun)}${kept}`,
+			);
 			if (row.externalId === undefined) unidentified++;
 		} else if (byKey[0]) {
 			claim(row, byKey[0], { kind: 'record', record: byKey[0] });
@@ -224,7 +231,7 @@ export function resolveRows(
 			// cannot be told, and a new asset could not be created either
 			refuse(
 				row,
-				`${keyName} "${row.key}" is on no ${words.noun} in scope, and the row has no External ID: it can be neither created nor told apart from an ${words.noun} whose ${words.keyLabel} changed`,
+				`${keyName} "${row.key}" is on no ${words.noun} in scope, and the row has no External ID: it can be neither created nor told apart from ${withArticle(words.noun)} whose ${words.keyLabel} changed`,
 			);
 			unidentified++;
 		} else {

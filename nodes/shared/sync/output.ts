@@ -53,9 +53,12 @@ export function recordItem(
 		...(holder === undefined ? {} : { holder }),
 		changes: ('changes' in entry ? entry.changes : {}) as IDataObject,
 	};
-	if (entry.action === 'missing' && entry.reason) json.reason = entry.reason;
+	if ('reason' in entry && entry.reason) json.reason = entry.reason;
 	Object.assign(json, { planId: facts.planId, dryRun: facts.dryRun, ...refusedBy(facts) });
-	return { json, pairedItem: { item: 'item' in entry ? entry.item : 0 } };
+	const items = 'items' in entry && entry.items ? entry.items : [];
+	const pairedItem =
+		items.length > 1 ? items.map((item) => ({ item })) : { item: 'item' in entry ? entry.item : 0 };
+	return { json, pairedItem };
 }
 
 /** The count of each action. */
@@ -129,8 +132,8 @@ function lineOf(entry: PlanEntry, words: RecordWords): { who: string; what: stri
 				: `${words.fieldLabel(field)} ${shown(before)} → ${shown(after)}`,
 		)
 		.join('; ');
-	const reason = entry.action === 'missing' && entry.reason ? entry.reason : '';
-	return { who, what: what || reason };
+	const reason = 'reason' in entry && entry.reason ? entry.reason : '';
+	return { who, what: [what, reason].filter(Boolean).join('; ') };
 }
 
 /** Section titles: what a dry run would do, what a run did. */
