@@ -246,12 +246,21 @@ const requests = (run: ContractRun) => run.pages + run.reads + run.writes;
 export const requestsOverLeast = (figures: ContractSyncFigures): number =>
 	median(figures.sync.map(requests)) / least(figures);
 
+/**
+ * The requests of the median run over the pages and the changed contracts, as the issue's line
+ * names it: each updated contract counted once although the issue has it read and written.
+ */
+const requestsOverChanged = (figures: ContractSyncFigures): number =>
+	median(figures.sync.map(requests)) /
+	(figures.walkPages + figures.changedContracts + figures.missing);
+
 /** The final lines of the bench's output for this section. */
 export function contractSyncLines(figures: ContractSyncFigures): string[] {
 	const secondWrites = figures.again.reduce((total, run) => total + run.writes, 0);
 	return [
 		`contract sync second run writes: ${secondWrites}`,
-		`contract sync requests over (pages + changed contracts): ${ratio(requestsOverLeast(figures))}`,
+		`contract sync requests over (pages + changed contracts): ${ratio(requestsOverChanged(figures))}`,
+		`contract sync requests over (pages + a read and a write per updated contract + a write per deleted one): ${ratio(requestsOverLeast(figures))}`,
 	];
 }
 
