@@ -55,10 +55,15 @@ describe('Asset Sync against the sandbox', () => {
 			[0, 1, 2, 3, 4, 0].map((item) => ({ item })),
 		);
 		expect(byKey['SYNC-9'].json.id).toBe(stored('SYNC-9')!.id);
-		// one walk, one lookup of what is created (outside the scope?), one write per change
+		// one walk, the read that confirms its end (nothing after the last id), one lookup of what
+		// is created (outside the scope?), one write per change
 		const calls = apiCalls();
-		expect(calls.map((call) => call.method)).toEqual(['GET', 'GET', 'PATCH', 'PUT']);
-		expect(calls[2].body).toEqual({ deviceName: 'Renamed 2', status: 'OutForRepair' });
+		expect(calls.map((call) => call.method)).toEqual(['GET', 'GET', 'GET', 'PATCH', 'PUT']);
+		expect(calls[1].query).toEqual({
+			filter: `externalId sw "SYNC-" and id gt "${String(stored('SYNC-5')!.id)}"`,
+			limit: '1',
+		});
+		expect(calls[3].body).toEqual({ deviceName: 'Renamed 2', status: 'OutForRepair' });
 		// fields the source does not own stay
 		expect(stored('SYNC-2')).toMatchObject({ deviceName: 'Renamed 2', notes: 'entered by hand 2' });
 		expect(stored('SYNC-5')).toMatchObject({ status: 'Deployed' });
@@ -98,7 +103,8 @@ describe('Asset Sync against the sandbox', () => {
 		suite.sandbox.resetStats();
 		const [items] = await sync(input, parameters);
 		expect(writes()).toEqual([]);
-		expect(apiCalls()).toHaveLength(1);
+		// the walk and the read that confirms its end
+		expect(apiCalls()).toHaveLength(2);
 		expect(items.map((item) => item.json.action)).toEqual([
 			...Array(5).fill('unchanged'),
 			'missing',
@@ -286,6 +292,40 @@ describe('Asset Sync against the sandbox', () => {
 			`An asset with External ID "${String(outside.externalId)}" exists outside the scope (id ${String(outside.id)}): it is left as it is. Widen the scope to include it, or correct the source. [item 5]`,
 		);
 		expect(writes()).toEqual([]);
+	});
+
+	test('a walk the service (or a gateway) cuts short with a well-formed empty answer, or answers out of order, writes nothing', async () => {
+		const parameters = {
+			missingRecords: 'delete',
+			maxRemovalPercent: 100,
+			options: { pageSize: 2 },
+		};
+		// the second page comes back as {"results": []}, without next: the walk would end at SYNC-2
+		suite.sandbox.failNext(1, 'cutoff', 1);
+		const cut = await failureOf(sync([row(1), row(2), row(3), row(4), row(5)], parameters));
+		expect(cut.message).toMatch(
+			/^Could not list the assets in scope whole: the list ended at id [0-9a-f]{24}, yet the service has assets after it \(id [0-9a-f]{24}\)/,
+		);
+		expect(cut.description).toMatch(/^Nothing was written/);
+		expect(writes()).toEqual([]);
+		suite.sandbox.resetStats();
+		suite.sandbox.failNext(1, 'unordered', 1);
+		const unordered = await failureOf(sync([row(1), row(2), row(3), row(4), row(5)], parameters));
+		expect(unordered.message).toMatch(
+			/^Could not list the assets in scope whole: the list came back out of order/,
+		);
+		expect(writes()).toEqual([]);
+		// the first page cut: no record at all, yet the scope holds five
+		suite.sandbox.resetStats();
+		suite.sandbox.failNext(1, 'cutoff');
+		const empty = await failureOf(
+			sync([row(1)], { ...parameters, options: { allowEmptySource: true } }),
+		);
+		expect(empty.message).toMatch(
+			/^Could not list the assets in scope whole: the list came back empty, yet the service has assets in scope/,
+		);
+		expect(writes()).toEqual([]);
+		expect(stored('SYNC-5')).toBeDefined();
 	});
 
 	test('a walk that fails part-way writes nothing', async () => {

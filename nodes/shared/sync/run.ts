@@ -5,7 +5,7 @@ import {
 	type IExecuteFunctions,
 	type INodeExecutionData,
 } from 'n8n-workflow';
-import { printFilter } from '../filter';
+import { all, compare, printFilter, type FilterNode } from '../filter';
 import { readFilter, type FilterInputOptions } from '../filterInput';
 import { errorItem, InvalidItemError, toItemError } from '../runItems';
 import type { ResourceSchema } from '../schema/fields';
@@ -215,7 +215,7 @@ export function concludePlan(
 /**
  * The records in scope, from one walk of the list with the Scope's filter. A scope that gives no
  * filter is refused unless it is None; missing is known only from a complete walk, so a walk that
- * fails writes nothing.
+ * fails writes nothing, and so does one that does not look whole (see checkWhole).
  */
 export async function walkScope(
 	context: IExecuteFunctions,
@@ -247,14 +247,63 @@ export async function walkScope(
 		throw toItemError(context, error, 0);
 	});
 	refuseEmptyScope(context.getNode(), filterMode, filter !== undefined, schema.noun);
-	return await collect(
-		paginate.call(context, path, filter ? { filter: printFilter(filter) } : {}, {
-			operation: `list the ${nouns} in scope`,
-			pageSize: Math.min(Number(options.pageSize ?? MAX_PAGE_SIZE), MAX_PAGE_SIZE),
-			itemIndex: 0,
-			retry,
-		}),
+	const list = (scope: FilterNode | undefined, limit?: number) =>
+		collect(
+			paginate.call(context, path, scope ? { filter: printFilter(scope) } : {}, {
+				operation: `list the ${nouns} in scope`,
+				pageSize: Math.min(Number(options.pageSize ?? MAX_PAGE_SIZE), MAX_PAGE_SIZE),
+				limit,
+				itemIndex: 0,
+				retry,
+			}),
+		);
+	const records = await list(filter);
+	const last = records.at(-1)?.id;
+	await checkWhole(
+		context,
+		records,
+		nouns,
+		async () =>
+			await list(last === undefined ? filter : all(filter, compare('id', 'gt', String(last))), 1),
 	);
+	return records;
+}
+
+/**
+ * A walk's end is believed only when the list agrees with itself: the service lists by id, so the
+ * ids ascend, and asking once more for what follows the last record read must give nothing. A
+ * gateway's well-formed `{"results": []}` in the middle of the list, or a page out of order, would
+ * otherwise make every record after it "missing". Costs one request. A record created in scope
+ * while the walk ran fails the run too: it says so, and the next run reads it.
+ */
+async function checkWhole(
+	context: IExecuteFunctions,
+	records: readonly IDataObject[],
+	nouns: string,
+	readOnce: () => Promise<IDataObject[]>,
+): Promise<void> {
+	const notWhole = (why: string) =>
+		new NodeOperationError(
+			context.getNode(),
+			`Could not list the ${nouns} in scope whole: ${why}`,
+			{
+				description:
+					'Nothing was written: which records are missing is known only from a list read whole. The service (or a gateway before it) answered in a way that does not add up; run the sync again.',
+			},
+		);
+	for (let i = 1; i < records.length; i++) {
+		if (String(records[i].id) <= String(records[i - 1].id))
+			throw notWhole(
+				`the list came back out of order (id ${String(records[i].id)} after ${String(records[i - 1].id)})`,
+			);
+	}
+	const after = await readOnce();
+	if (after.length)
+		throw notWhole(
+			records.length
+				? `the list ended at id ${String(records.at(-1)!.id)}, yet the service has ${nouns} after it (id ${String(after[0].id)})`
+				: `the list came back empty, yet the service has ${nouns} in scope (id ${String(after[0].id)})`,
+		);
 }
 
 /** The mapped columns (Map Columns): those given a value or an expression. */
