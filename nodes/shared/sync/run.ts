@@ -106,8 +106,9 @@ export async function runSync(
 	if (options.output === 'summary') return [summaryItem(done, facts), ...failures];
 	if (options.output === 'report')
 		return [reportItem(done, words, facts, readReportLimit(context, options)), ...failures];
+	let failed = 0;
 	return done.map((entry) =>
-		entry.action === 'failed' ? failures.shift()! : recordItem(entry, words, facts),
+		entry.action === 'failed' ? failures[failed++] : recordItem(entry, words, facts),
 	);
 }
 
