@@ -173,6 +173,25 @@ function scenarios(sandbox: Sandbox): Scenario[] {
 		},
 		{
 			node: 'contract',
+			operation: 'sync',
+			// one item per contract; the scope is this setting's three contracts (its prefix)
+			parameters: {
+				inputShape: 'contracts',
+				fieldsToSync: ['agreementDate', 'ref', 'type', 'vendorName'],
+				filterMode: 'expression',
+				filterExpression: `={{ 'externalId sw "' + $json.externalId.slice(0, -1) + '"' }}`,
+			},
+			items: (s) => [
+				validContract(`EO-CS-${s}-0`),
+				{ ...validContract(`EO-CS-${s}-1`), type: 'Bogus' },
+				validContract(`EO-CS-${s}-2`),
+			],
+			failsBeforeSending: true,
+			written: (box, s) =>
+				[0, 1, 2].map((i) => box.store.contracts.findByExternalId(`EO-CS-${s}-${i}`) !== undefined),
+		},
+		{
+			node: 'contract',
 			operation: 'delete',
 			parameters: { contract: locator('id', '={{ $json.id }}') },
 			items: (s) => byId([contract(0, s, 0).id, MISSING_ID, contract(0, s, 2).id]),
