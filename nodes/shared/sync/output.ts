@@ -83,20 +83,24 @@ export function countCleared(entries: readonly PlanEntry[]): number {
 const pairedWithAll = (source: number) =>
 	source ? Array.from({ length: source }, (_, item) => ({ item })) : { item: 0 };
 
+/** The run's figures, which the summary and the report both carry. */
+const runFigures = (
+	entries: readonly PlanEntry[],
+	facts: RunFacts,
+	counts = countActions(entries),
+) => ({
+	...counts,
+	cleared: countCleared(entries),
+	scope: facts.scope,
+	source: facts.source,
+	planId: facts.planId,
+	dryRun: facts.dryRun,
+	...refusedBy(facts),
+});
+
 /** One item counting each action (failed rows come as their own error items beside it). */
 export function summaryItem(entries: readonly PlanEntry[], facts: RunFacts): INodeExecutionData {
-	return {
-		json: {
-			...countActions(entries),
-			cleared: countCleared(entries),
-			scope: facts.scope,
-			source: facts.source,
-			planId: facts.planId,
-			dryRun: facts.dryRun,
-			...refusedBy(facts),
-		},
-		pairedItem: pairedWithAll(facts.source),
-	};
+	return { json: runFigures(entries, facts), pairedItem: pairedWithAll(facts.source) };
 }
 
 const escapeHtml = (text: string) =>
@@ -213,13 +217,7 @@ export function reportItem(
 			subject,
 			markdown,
 			html,
-			...counts,
-			cleared: countCleared(entries),
-			scope: facts.scope,
-			source: facts.source,
-			planId: facts.planId,
-			dryRun: facts.dryRun,
-			...refusedBy(facts),
+			...runFigures(entries, facts, counts),
 		},
 		pairedItem: pairedWithAll(facts.source),
 	};
