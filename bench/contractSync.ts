@@ -10,7 +10,7 @@ import { createSandbox, type Sandbox, type SandboxStats } from '../sandbox/serve
 import type { StoredRecord } from '../sandbox/store';
 import { N8nBench, type RunResult } from './n8nBench';
 import { loadLine, type Machine } from './report';
-import { count, mb, median, ms, ratio } from './stats';
+import { count, mb, median, ms, ratio, runMetricRows, spread, tableRow } from './stats';
 import { contractSync } from './workflows';
 
 /** Contracts per list page (the Sync's default, the service's most). */
@@ -265,11 +265,7 @@ export function contractSyncLines(figures: ContractSyncFigures): string[] {
 }
 
 export function contractSyncSection(figures: ContractSyncFigures, machine: Machine): string[] {
-	const row = (...cells: string[]) => `| ${cells.join(' | ')} |`;
-	const spread = (values: number[], show: (value: number) => string) =>
-		values.length === 1
-			? show(values[0])
-			: `${show(median(values))} (${show(Math.min(...values))}–${show(Math.max(...values))})`;
+	const row = tableRow;
 	const calls = (runs: ContractRun[]) =>
 		[
 			...new Set(
@@ -309,27 +305,9 @@ export function contractSyncSection(figures: ContractSyncFigures, machine: Machi
 				ms,
 			),
 		),
-		row(
-			'execution (startedAt → stoppedAt)',
-			spread(
-				sync.map(({ run }) => run.executionMs),
-				ms,
-			),
-			spread(
-				again.map(({ run }) => run.executionMs),
-				ms,
-			),
-		),
-		row(
-			'peak RSS of n8n (VmHWM)',
-			spread(
-				sync.map(({ run }) => run.peakRssBytes),
-				mb,
-			),
-			spread(
-				again.map(({ run }) => run.peakRssBytes),
-				mb,
-			),
+		...runMetricRows(
+			sync.map(({ run }) => run),
+			again.map(({ run }) => run),
 		),
 		row('API requests per run', calls(sync), calls(again)),
 		'',

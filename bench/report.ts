@@ -2,7 +2,7 @@ import type { FloorFigures } from './floor';
 import type { FilterFigures, SandboxFigures } from './inProcess';
 import type { ProfileSummary } from './profile';
 import type { RunResult } from './n8nBench';
-import { count, mb, median, ms, pairRatio, ratio } from './stats';
+import { count, mb, median, ms, pairRatio, ratio, spread, tableRow } from './stats';
 import { HEAP_CAP_MB, type MillionFigures } from './million';
 import type { HeapFigures } from './heap';
 import {
@@ -11,7 +11,7 @@ import {
 	type QueueFigures,
 	type QueueVariantFigures,
 } from './queue';
-import type { PollFigures } from './trigger';
+import { REPETITIONS, type PollFigures } from './trigger';
 
 export interface Machine {
 	cpu: string;
@@ -70,7 +70,7 @@ export function loadLine({ load, cores }: Pick<Machine, 'load' | 'cores'>): stri
 	);
 }
 
-const row = (...cells: string[]) => `| ${cells.join(' | ')} |`;
+const row = tableRow;
 const paragraph = (...parts: string[]) => parts.join(' ');
 
 /** One value when every run agrees, else the range. */
@@ -316,8 +316,6 @@ export function queueSection(results: Pick<Results, 'queue' | 'comparisons'>): s
 		const found = results.comparisons.find((candidate) => candidate.key === key);
 		return found ? ms(median(found.a.map((run) => run.wallMs))) : '–';
 	};
-	const spread = (values: number[]) =>
-		`${ms(median(values))} (${ms(Math.min(...values))}–${ms(Math.max(...values))})`;
 	const rows = (title: string, comparison: QueueComparison, key: string) => [
 		row(
 			`**${title}**`,
@@ -410,15 +408,13 @@ export function queueVariantSection(
 	variants: QueueVariantFigures,
 	listAll?: QueueComparison,
 ): string[] {
-	const spread = (values: number[]) =>
-		`${ms(median(values))} (${ms(Math.min(...values))}–${ms(Math.max(...values))})`;
 	const [loop] = variants.pageLoop;
 	return [
 		'### Big lists on a worker: what helps',
 		'',
 		paragraph(
-			'The same sandbox and queue setup (another main and two workers, executions not saved unless',
-			`manual): ${variants.simplified.length} runs each after a warm-up, wall time from the call to`,
+			'The same sandbox and the same n8n in queue mode (its main and two workers; executions not saved',
+			`unless manual): ${variants.simplified.length} runs each after a warm-up, wall time from the call to`,
 			'the answer (or, for the example, to the stored end of the execution).',
 		),
 		'',
@@ -694,7 +690,7 @@ export function renderResults(results: Results, previous?: KeyFigures): string {
 			'value), then after activation one poll with no changes and one after changes to assets',
 			'spread over the whole table (the service stamps each write). API requests and response',
 			'bytes as the sandbox counted them (the token is fetched once, at activation). Poll time:',
-			'median of 5, each from a fresh activation (at the largest size: activation and an idle poll,',
+			`median of ${REPETITIONS}, each from a fresh activation (at the largest size: activation and an idle poll,`,
 			'once each). State: the static data n8n stores, as JSON.',
 		),
 		'',

@@ -40,3 +40,37 @@ export function mb(bytes: number): string {
 export const count = (value: number): string => value.toLocaleString('en-US');
 
 export const ratio = (value: number): string => value.toFixed(2);
+
+/** A row of a markdown table. */
+export const tableRow = (...cells: string[]): string => `| ${cells.join(' | ')} |`;
+
+/** Runs' median with their range, "1.20 s (1.10 s–1.40 s)", or the one value. */
+export function spread(values: readonly number[], show: (value: number) => string = ms): string {
+	return values.length === 1
+		? show(values[0])
+		: `${show(median(values))} (${show(Math.min(...values))}–${show(Math.max(...values))})`;
+}
+
+/** What every measured n8n run records. */
+interface RunMeasures {
+	executionMs: number;
+	n8nCpuMs: number;
+	peakRssBytes: number;
+}
+
+/** What the bench tables show of every n8n run, one row each. */
+const RUN_METRICS: ReadonlyArray<{
+	label: string;
+	pick: (run: RunMeasures) => number;
+	show: (value: number) => string;
+}> = [
+	{ label: 'execution (startedAt → stoppedAt)', pick: (run) => run.executionMs, show: ms },
+	{ label: 'CPU time of the n8n process', pick: (run) => run.n8nCpuMs, show: ms },
+	{ label: 'peak RSS of n8n (VmHWM)', pick: (run) => run.peakRssBytes, show: mb },
+];
+
+/** A table row per metric of RUN_METRICS, with a column per set of runs. */
+export const runMetricRows = (...columns: ReadonlyArray<readonly RunMeasures[]>): string[] =>
+	RUN_METRICS.map(({ label, pick, show }) =>
+		tableRow(label, ...columns.map((runs) => spread(runs.map(pick), show))),
+	);

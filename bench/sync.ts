@@ -19,7 +19,7 @@ import { createSandbox, type Sandbox, type SandboxStats } from '../sandbox/serve
 import type { StoredRecord } from '../sandbox/store';
 import { N8nBench, type RunResult } from './n8nBench';
 import { loadLine, type Machine } from './report';
-import { count, mb, median, ms, pairRatio, ratio } from './stats';
+import { count, mb, median, ms, pairRatio, ratio, runMetricRows, spread, tableRow } from './stats';
 import { assetList, assetSync, handBuiltSync } from './workflows';
 
 /** The fields the source owns: what a device-management export knows of a device. */
@@ -36,6 +36,9 @@ export const SYNC_FIELDS = [
 const PAGE_SIZE = 1000;
 
 /** One measured run and the requests the sandbox counted for it. */
+/** Measured runs of the Sync and of Get Many at the full size, after a warm-up run of each. */
+const MEASURED_RUNS = 2;
+
 export interface SyncRun {
 	run: RunResult;
 	/** List requests: the pages of the walk and any lookups. */
@@ -170,7 +173,7 @@ export async function syncFigures(
 		const syncUrl = await bench.deploy(assetSync('sync-asset', bench.credential, SYNC_FIELDS));
 		const listUrl = await bench.deploy(assetList('sync-list-all', bench.credential));
 		// the list first (its first run warms n8n up), then the Sync's first and second runs
-		for (let run = 0; run <= 3; run++) {
+		for (let run = 0; run <= MEASURED_RUNS; run++) {
 			const listed = await bench.run(listUrl, {}, `sync-list-all-${run}`);
 			if (listed.answer.count_id !== records)
 				throw new Error(
@@ -181,8 +184,8 @@ export async function syncFigures(
 		progress(
 			`sync: Get Many at ${count(records)}: ${ms(median(figures.listAll.map(assetNodeMs)))}`,
 		);
-		// a warm-up run, then three: each from the seeded service, and again right after it
-		for (let run = 0; run <= 3; run++) {
+		// a warm-up run, then the measured ones: each from the seeded service, and again right after it
+		for (let run = 0; run <= MEASURED_RUNS; run++) {
 			big.sandbox.reset();
 			// one output item per asset, the deleted ones included
 			const sync = await measure(bench, big.sandbox, syncUrl, `sync-A-${run}`, big.body, records);
@@ -350,11 +353,7 @@ const HAND_BUILT_NODES = ['Get Many', 'Compare Datasets', 'Create or Update', 'D
 
 export function syncSection(figures: SyncFigures, machine: Machine): string[] {
 	const { sync, again, listAll } = figures;
-	const row = (...cells: string[]) => `| ${cells.join(' | ')} |`;
-	const spread = (values: number[], show: (value: number) => string) =>
-		values.length === 1
-			? show(values[0])
-			: `${show(median(values))} (${show(Math.min(...values))}–${show(Math.max(...values))})`;
+	const row = tableRow;
 	const requests = (runs: SyncRun[]) =>
 		[
 			...new Set(
@@ -381,8 +380,8 @@ export function syncSection(figures: SyncFigures, machine: Machine): string[] {
 			`${count(figures.changed)} of them with a changed device name. Owned fields:`,
 			`${SYNC_FIELDS.join(', ')}; key External ID. **Sync**: Split Out → Asset Sync → Count;`,
 			'it runs again right after its first run, when it must write nothing (a warm-up pair, then',
-			'three, each from the seeded service). **Get Many**: Asset Get Many (Return All) → Count over',
-			"the same assets in the same n8n (a warm-up run, then three). The service's state is checked",
+			`${MEASURED_RUNS}, each from the seeded service). **Get Many**: Asset Get Many (Return All) → Count over`,
+			`the same assets in the same n8n (a warm-up run, then ${MEASURED_RUNS}). The service's state is checked`,
 			'after every first run: it matches the export.',
 			loadLine(machine),
 		].join(' '),
@@ -395,50 +394,10 @@ export function syncSection(figures: SyncFigures, machine: Machine): string[] {
 			spread(again.map(nodeTime(['Sync'])), ms),
 			spread(listAll.map(assetNodeMs), ms),
 		),
-		row(
-			'execution (startedAt → stoppedAt)',
-			spread(
-				sync.map(({ run }) => run.executionMs),
-				ms,
-			),
-			spread(
-				again.map(({ run }) => run.executionMs),
-				ms,
-			),
-			spread(
-				listAll.map((run) => run.executionMs),
-				ms,
-			),
-		),
-		row(
-			'CPU time of the n8n process',
-			spread(
-				sync.map(({ run }) => run.n8nCpuMs),
-				ms,
-			),
-			spread(
-				again.map(({ run }) => run.n8nCpuMs),
-				ms,
-			),
-			spread(
-				listAll.map((run) => run.n8nCpuMs),
-				ms,
-			),
-		),
-		row(
-			'peak RSS of n8n (VmHWM)',
-			spread(
-				sync.map(({ run }) => run.peakRssBytes),
-				mb,
-			),
-			spread(
-				again.map(({ run }) => run.peakRssBytes),
-				mb,
-			),
-			spread(
-				listAll.map((run) => run.peakRssBytes),
-				mb,
-			),
+		...runMetricRows(
+			sync.map(({ run }) => run),
+			again.map(({ run }) => run),
+			listAll,
 		),
 		row('API requests per run', requests(sync), requests(again), count(listAll[0].apiRequests)),
 		row(
