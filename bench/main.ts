@@ -20,7 +20,14 @@ import { filterFigures, sandboxFigures } from './inProcess';
 import { N8nBench, type RunResult } from './n8nBench';
 import { millionFigures } from './million';
 import { heapFigures } from './heap';
-import { queueFigures, queueRatio, queueVariantFigures } from './queue';
+import {
+	compareInQueueMode,
+	inQueueMode,
+	queueFigures,
+	queueRatio,
+	queueVariantFigures,
+	variantsInQueueMode,
+} from './queue';
 import { SandboxProcess } from './sandboxProcess';
 import { contractSyncFigures, contractSyncLines, contractSyncSection } from './contractSync';
 import { syncFigures, syncLines, syncSection } from './sync';
@@ -49,7 +56,12 @@ import { assetList, assetUpsert, httpList, httpUpsert } from './workflows';
 /** A service far away: 40 ms before every answer, one 100 Mbit/s link. */
 const REMOTE = { latencyMs: 40, bandwidthMbit: 100 };
 
-const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+const benchStarted = performance.now();
+/** A progress line with the minutes since the bench started, to see where its time goes. */
+const progress = (message: string) =>
+	process.stderr.write(
+		`[bench ${((performance.now() - benchStarted) / 60_000).toFixed(1)} min] ${message}\n`,
+	);
 
 /** The 1-minute load average every 10 s while the bench runs (the machine is shared). */
 const load: number[] = [];
@@ -160,9 +172,9 @@ async function main() {
 	// an ordinary poll's worth of changes, and a fleet sync of half the assets
 	const changes = [1, 1000 / scale, 50_000 / scale];
 	// the machine's noise comes in bursts of seconds: more pairs where a run takes seconds
-	const listPairs = quick ? 5 : 11;
-	const upsertPairs = quick ? 5 : 7;
-	const remotePairs = quick ? 3 : 5;
+	const listPairs = quick ? 5 : 7;
+	const upsertPairs = 5;
+	const remotePairs = 3;
 	const workDir = path.join(repoRoot, 'bench', '.runs', quick ? 'quick' : 'full');
 	rmSync(workDir, { recursive: true, force: true });
 	mkdirSync(workDir, { recursive: true });
@@ -282,18 +294,18 @@ async function main() {
 	const floor = await floorFigures(sandbox, quick ? 3 : 5);
 
 	progress('queue mode: the same workflows of both sides run by workers');
-	const { figures: queue, variants: queueVariants } = await queueFigures(
-		sandbox,
-		{ items: upsertItems(sandbox, upserts) },
-		QUEUE_PAIRS,
-		workDir,
-		progress,
-	)
-		.then(async (figures) => ({
-			figures,
-			variants: await queueVariantFigures(sandbox, QUEUE_PAIRS, workDir, progress),
-		}))
-		.finally(() => sandbox.close());
+	// one n8n in queue mode for both (setting one up takes minutes)
+	const { queue, queueVariants } = await inQueueMode(sandbox, workDir, async (session) => ({
+		queue: await compareInQueueMode(
+			session,
+			sandbox,
+			{ items: upsertItems(sandbox, upserts) },
+			QUEUE_PAIRS,
+			workDir,
+			progress,
+		),
+		queueVariants: await variantsInQueueMode(session, sandbox, QUEUE_PAIRS, progress),
+	})).finally(() => sandbox.close());
 
 	progress('heap snapshots of a list-all per side');
 	const heap = await heapFigures(records / 10, workDir, progress);
@@ -362,7 +374,7 @@ async function main() {
 }
 
 /** Pairs of queue-mode runs per workflow (each list-all on a worker takes tens of seconds). */
-const QUEUE_PAIRS = 3;
+const QUEUE_PAIRS = 2;
 
 /**
  * Sizes at which the hand-built sync runs beside the Sync. Compare Datasets' time grows with the

@@ -5,7 +5,6 @@ import { sandboxCredentialInput } from '../sandbox/credential';
 import type { Sandbox } from '../sandbox/server';
 import {
 	createN8nHome,
-	CREDENTIAL_TYPE,
 	EXAMPLE_CREDENTIAL,
 	exampleWorkflows,
 	HarnessError,
@@ -142,11 +141,48 @@ async function runOnWorker(
 	return { wallMs, worker: ranOn, executionMs };
 }
 
+/** n8n in queue mode as the bench runs it, with main started. */
+interface QueueSession {
+	home: N8nHome;
+	log: HookLog;
+	main: Awaited<ReturnType<N8nHome['start']>>;
+}
+
+/**
+ * n8n in queue mode (Redis, Postgres, a main and two workers, the bench's external hook in each),
+ * the examples and their credential imported, for the length of `use`. Setting it up takes about
+ * two minutes here (Postgres' migrations): the comparison and the variants share one.
+ */
+export async function inQueueMode<T>(
+	sandbox: Sandbox,
+	workDir: string,
+	use: (session: QueueSession) => Promise<T>,
+): Promise<T> {
+	const log = new HookLog(path.join(workDir, 'queue-executions.jsonl'));
+	const home = await createN8nHome({
+		queue: true,
+		env: {
+			EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none',
+			// the page-loop example is started as the editor does: a manual execution, kept
+			EXECUTIONS_DATA_SAVE_MANUAL_EXECUTIONS: 'true',
+			GENERIC_TIMEZONE: 'UTC',
+			EXTERNAL_HOOK_FILES: path.join(__dirname, 'n8nHooks.js'),
+			STOCKROOM_BENCH_LOG: log.file,
+		},
+	});
+	try {
+		await home.importCredential({ ...EXAMPLE_CREDENTIAL, ...sandboxCredentialInput(sandbox) });
+		await importMissingExamples(home);
+		return await use({ home, log, main: await home.start() });
+	} finally {
+		await home.dispose();
+	}
+}
+
 /**
  * The list-all and upsert workflows of the single-process comparison, both sides, run by the
- * workers of n8n in queue mode (Redis, Postgres, a main and two workers, the bench's external
- * hook in each): one warm-up pair, then `runs` pairs each, A B A B. Then one list-all run per side
- * with the CPU profiler on in main and in both workers.
+ * workers of n8n in queue mode: one warm-up pair, then `runs` pairs each, A B A B. Then one
+ * list-all run per side with the CPU profiler on in main and in both workers.
  */
 export async function queueFigures(
 	sandbox: Sandbox,
@@ -155,98 +191,94 @@ export async function queueFigures(
 	workDir: string,
 	progress: (message: string) => void,
 ): Promise<QueueFigures> {
-	const hooks = path.join(__dirname, 'n8nHooks.js');
-	const log = new HookLog(path.join(workDir, 'queue-executions.jsonl'));
-	const home = await createN8nHome({
-		queue: true,
-		env: {
-			EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none',
-			EXTERNAL_HOOK_FILES: hooks,
-			STOCKROOM_BENCH_LOG: log.file,
-		},
-	});
-	try {
-		const main = await home.start();
-		const id = await main.rest.createCredential({
-			name: 'Stockroom sandbox',
-			type: CREDENTIAL_TYPE,
-			data: sandboxCredentialInput(sandbox),
-		});
-		const credential = { id, name: 'Stockroom sandbox' };
-		const list = [
-			await deploy(home, assetList('queue-list-asset', credential)),
-			await deploy(home, httpList('queue-list-http', credential, sandbox.url)),
-		];
-		const upsert = [
-			await deploy(home, assetUpsert('queue-upsert-asset', credential)),
-			await deploy(home, httpUpsert('queue-upsert-http', credential, sandbox.url)),
-		];
-		// the upserts add their assets to the list: it is counted at each run
-		const records = () => sandbox.store.assets.size;
-		const figures: QueueFigures = {
-			listAll: { a: [], b: [] },
-			upserts: { a: [], b: [] },
-			profiles: [],
-		};
-		for (let run = 0; run <= runs; run++) {
-			const listA = await runOnWorker(home, log, list[0], records());
-			const listB = await runOnWorker(home, log, list[1], records());
-			const count = upsertBody.items.length;
-			const upsertA = await runOnWorker(home, log, upsert[0], count, upsertBody);
-			const upsertB = await runOnWorker(home, log, upsert[1], count, upsertBody);
-			progress(
-				`queue ${run === 0 ? 'warm-up' : `pair ${run}/${runs}`}: list A ${ms(listA.wallMs)} B ${ms(listB.wallMs)}, upserts A ${ms(upsertA.wallMs)} B ${ms(upsertB.wallMs)}`,
-			);
-			if (run > 0) {
-				figures.listAll.a.push(listA);
-				figures.listAll.b.push(listB);
-				figures.upserts.a.push(upsertA);
-				figures.upserts.b.push(upsertB);
-			}
+	return await inQueueMode(
+		sandbox,
+		workDir,
+		async (session) =>
+			await compareInQueueMode(session, sandbox, upsertBody, runs, workDir, progress),
+	);
+}
+
+export async function compareInQueueMode(
+	{ home, log, main }: QueueSession,
+	sandbox: Sandbox,
+	upsertBody: { items: unknown[] },
+	runs: number,
+	workDir: string,
+	progress: (message: string) => void,
+): Promise<QueueFigures> {
+	const credential = EXAMPLE_CREDENTIAL;
+	const list = [
+		await deploy(home, assetList('queue-list-asset', credential)),
+		await deploy(home, httpList('queue-list-http', credential, sandbox.url)),
+	];
+	const upsert = [
+		await deploy(home, assetUpsert('queue-upsert-asset', credential)),
+		await deploy(home, httpUpsert('queue-upsert-http', credential, sandbox.url)),
+	];
+	// the upserts add their assets to the list: it is counted at each run
+	const records = () => sandbox.store.assets.size;
+	const figures: QueueFigures = {
+		listAll: { a: [], b: [] },
+		upserts: { a: [], b: [] },
+		profiles: [],
+	};
+	for (let run = 0; run <= runs; run++) {
+		const listA = await runOnWorker(home, log, list[0], records());
+		const listB = await runOnWorker(home, log, list[1], records());
+		const count = upsertBody.items.length;
+		const upsertA = await runOnWorker(home, log, upsert[0], count, upsertBody);
+		const upsertB = await runOnWorker(home, log, upsert[1], count, upsertBody);
+		progress(
+			`queue ${run === 0 ? 'warm-up' : `pair ${run}/${runs}`}: list A ${ms(listA.wallMs)} B ${ms(listB.wallMs)}, upserts A ${ms(upsertA.wallMs)} B ${ms(upsertB.wallMs)}`,
+		);
+		if (run > 0) {
+			figures.listAll.a.push(listA);
+			figures.listAll.b.push(listB);
+			figures.upserts.a.push(upsertA);
+			figures.upserts.b.push(upsertB);
 		}
-		const processes = [
-			{ name: 'main', pid: main.pid },
-			...home.queue!.workers.map((worker) => ({ name: worker.name, pid: worker.pid })),
-		];
-		// SIGUSR2 to each process in turn: a full collection, the profile of the run before written
-		// (when profiling), and the profiler on when the request file is there
-		const signalAll = async (profileNext: boolean, side: string) => {
-			const written: Record<string, string> = {};
-			for (const { name, pid } of processes) {
-				if (profileNext) writeFileSync(`${log.file}.profile-next`, '');
-				process.kill(pid, 'SIGUSR2');
-				const record = await log.next((line): line is GcRecord => 'gc' in line);
-				if (record.error) throw new HarnessError(`n8n's bench hook failed: ${record.error}`);
-				// each process numbers its profiles from 1 in the same folder: move it before the next
-				if (record.profile) {
-					written[name] = path.join(workDir, `queue-${side}-${name}.cpuprofile`);
-					renameSync(record.profile, written[name]);
-				}
-			}
-			return written;
-		};
-		for (const [side, url] of [
-			['A: Asset node', list[0]],
-			['B: HTTP Request node', list[1]],
-		] as const) {
-			await signalAll(true, side[0]);
-			const ran = await runOnWorker(home, log, url, records());
-			const written = await signalAll(false, side[0]);
-			for (const { name } of processes) {
-				if (name !== 'main' && name !== ran.worker) continue;
-				const file = written[name];
-				if (!file || !existsSync(file)) throw new HarnessError(`no CPU profile from ${name}`);
-				figures.profiles.push({
-					side,
-					process: name === 'main' ? 'main' : 'worker',
-					...summarizeProfile(file),
-				});
-			}
-		}
-		return figures;
-	} finally {
-		await home.dispose();
 	}
+	const processes = [
+		{ name: 'main', pid: main.pid },
+		...home.queue!.workers.map((worker) => ({ name: worker.name, pid: worker.pid })),
+	];
+	// SIGUSR2 to each process in turn: a full collection, the profile of the run before written
+	// (when profiling), and the profiler on when the request file is there
+	const signalAll = async (profileNext: boolean, side: string) => {
+		const written: Record<string, string> = {};
+		for (const { name, pid } of processes) {
+			if (profileNext) writeFileSync(`${log.file}.profile-next`, '');
+			process.kill(pid, 'SIGUSR2');
+			const record = await log.next((line): line is GcRecord => 'gc' in line);
+			if (record.error) throw new HarnessError(`n8n's bench hook failed: ${record.error}`);
+			// each process numbers its profiles from 1 in the same folder: move it before the next
+			if (record.profile) {
+				written[name] = path.join(workDir, `queue-${side}-${name}.cpuprofile`);
+				renameSync(record.profile, written[name]);
+			}
+		}
+		return written;
+	};
+	for (const [side, url] of [
+		['A: Asset node', list[0]],
+		['B: HTTP Request node', list[1]],
+	] as const) {
+		await signalAll(true, side[0]);
+		const ran = await runOnWorker(home, log, url, records());
+		const written = await signalAll(false, side[0]);
+		for (const { name } of processes) {
+			if (name !== 'main' && name !== ran.worker) continue;
+			const file = written[name];
+			if (!file || !existsSync(file)) throw new HarnessError(`no CPU profile from ${name}`);
+			figures.profiles.push({
+				side,
+				process: name === 'main' ? 'main' : 'worker',
+				...summarizeProfile(file),
+			});
+		}
+	}
+	return figures;
 }
 
 export const medianWall = (runs: QueueRunFigure[]) => median(runs.map((run) => run.wallMs));
@@ -280,59 +312,53 @@ export async function queueVariantFigures(
 	workDir: string,
 	progress: (message: string) => void,
 ): Promise<QueueVariantFigures> {
-	const hooks = path.join(__dirname, 'n8nHooks.js');
-	const log = new HookLog(path.join(workDir, 'queue-variants.jsonl'));
-	const home = await createN8nHome({
-		queue: true,
-		env: {
-			EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none',
-			EXECUTIONS_DATA_SAVE_MANUAL_EXECUTIONS: 'true',
-			GENERIC_TIMEZONE: 'UTC',
-			EXTERNAL_HOOK_FILES: hooks,
-			STOCKROOM_BENCH_LOG: log.file,
-		},
-	});
-	try {
-		await home.importCredential({ ...EXAMPLE_CREDENTIAL, ...sandboxCredentialInput(sandbox) });
-		await importMissingExamples(home);
-		const main = await home.start();
-		const simplified = await deploy(
-			home,
-			assetListSimplified('queue-list-simple', EXAMPLE_CREDENTIAL),
+	return await inQueueMode(
+		sandbox,
+		workDir,
+		async (session) => await variantsInQueueMode(session, sandbox, runs, progress),
+	);
+}
+
+export async function variantsInQueueMode(
+	{ home, log, main }: QueueSession,
+	sandbox: Sandbox,
+	runs: number,
+	progress: (message: string) => void,
+): Promise<QueueVariantFigures> {
+	const simplified = await deploy(
+		home,
+		assetListSimplified('queue-list-simple', EXAMPLE_CREDENTIAL),
+	);
+	const example = exampleWorkflows().find(({ file }) => file === '5-million-assets.json')!;
+	const figures: QueueVariantFigures = { simplified: [], pageLoop: [] };
+	for (let run = 0; run <= runs; run++) {
+		const simple = await runOnWorker(home, log, simplified, sandbox.store.assets.size);
+		const started = performance.now();
+		const id = await main.rest.runWorkflow(
+			example.workflow.id!,
+			'When clicking ‘Execute workflow’',
 		);
-		const example = exampleWorkflows().find(({ file }) => file === '5-million-assets.json')!;
-		const figures: QueueVariantFigures = { simplified: [], pageLoop: [] };
-		for (let run = 0; run <= runs; run++) {
-			const simple = await runOnWorker(home, log, simplified, sandbox.store.assets.size);
-			const started = performance.now();
-			const id = await main.rest.runWorkflow(
-				example.workflow.id!,
-				'When clicking ‘Execute workflow’',
+		const loop = await home.waitForExecution(id, 30 * 60_000);
+		const wallMs = performance.now() - started;
+		const [done] = loop.outputs.Done ?? [];
+		if (loop.error || !done || !loop.worker) {
+			throw new HarnessError(
+				`the page loop did not finish on a worker: ${JSON.stringify(loop.error ?? loop.status)}`,
 			);
-			const loop = await home.waitForExecution(id, 30 * 60_000);
-			const wallMs = performance.now() - started;
-			const [done] = loop.outputs.Done ?? [];
-			if (loop.error || !done || !loop.worker) {
-				throw new HarnessError(
-					`the page loop did not finish on a worker: ${JSON.stringify(loop.error ?? loop.status)}`,
-				);
-			}
-			const pages = {
-				wallMs,
-				executionMs: Date.parse(loop.stoppedAt!) - Date.parse(loop.startedAt!),
-				rounds: Number(done.pages),
-				total: Number(done.total),
-			};
-			progress(
-				`queue variants ${run === 0 ? 'warm-up' : `run ${run}/${runs}`}: Simplify ${ms(simple.wallMs)}, one page per run ${ms(wallMs)} (${pages.rounds} rounds)`,
-			);
-			if (run > 0) {
-				figures.simplified.push(simple);
-				figures.pageLoop.push(pages);
-			}
 		}
-		return figures;
-	} finally {
-		await home.dispose();
+		const pages = {
+			wallMs,
+			executionMs: Date.parse(loop.stoppedAt!) - Date.parse(loop.startedAt!),
+			rounds: Number(done.pages),
+			total: Number(done.total),
+		};
+		progress(
+			`queue variants ${run === 0 ? 'warm-up' : `run ${run}/${runs}`}: Simplify ${ms(simple.wallMs)}, one page per run ${ms(wallMs)} (${pages.rounds} rounds)`,
+		);
+		if (run > 0) {
+			figures.simplified.push(simple);
+			figures.pageLoop.push(pages);
+		}
 	}
+	return figures;
 }
