@@ -20,14 +20,7 @@ import { filterFigures, sandboxFigures } from './inProcess';
 import { N8nBench, type RunResult } from './n8nBench';
 import { millionFigures } from './million';
 import { heapFigures } from './heap';
-import {
-	compareInQueueMode,
-	inQueueMode,
-	queueFigures,
-	queueRatio,
-	queueVariantFigures,
-	variantsInQueueMode,
-} from './queue';
+import { compareInQueueMode, inQueueMode, queueRatio, variantsInQueueMode } from './queue';
 import { SandboxProcess } from './sandboxProcess';
 import { contractSyncFigures, contractSyncLines, contractSyncSection } from './contractSync';
 import { syncFigures, syncLines, syncSection } from './sync';
@@ -56,6 +49,7 @@ import { assetList, assetUpsert, httpList, httpUpsert } from './workflows';
 /** A service far away: 40 ms before every answer, one 100 Mbit/s link. */
 const REMOTE = { latencyMs: 40, bandwidthMbit: 100 };
 
+/** When the bench started: its progress lines, its duration and `bench minutes` count from here. */
 const benchStarted = performance.now();
 /** A progress line with the minutes since the bench started, to see where its time goes. */
 const progress = (message: string) =>
@@ -165,7 +159,6 @@ async function main() {
 	if (values.million) return await millionOnly(Number(values.records));
 	if (values.only) return await sectionsOnly(values.only.split(','), values.quick);
 	const quick = values.quick;
-	const started = performance.now();
 	const scale = quick ? 10 : 1;
 	const records = 100_000 / scale;
 	const upserts = 1000 / scale;
@@ -331,7 +324,7 @@ async function main() {
 		remote: REMOTE,
 		floor,
 		profiles,
-		durationMs: performance.now() - started,
+		durationMs: performance.now() - benchStarted,
 		filterText,
 		comparisons,
 		polls,
@@ -362,7 +355,7 @@ async function main() {
 		...syncLines(sync),
 		...contractSyncLines(contractSync),
 		...resilience,
-		minutesLine(started),
+		minutesLine(),
 	].join('\n');
 	const file = quick
 		? path.join(repoRoot, 'bench', '.runs', 'results-quick.md')
@@ -387,8 +380,8 @@ const sideBySideSizes = (quick: boolean) => (quick ? [1_000, 2_000] : [5_000, 10
 const CONTRACT_SYNC_SIZE = 10_000;
 
 /** The bench's last line: its whole duration (issue 31: at most 30 minutes on these 2 cores). */
-const minutesLine = (started: number) =>
-	`bench minutes: ${((performance.now() - started) / 60_000).toFixed(1)}`;
+const minutesLine = () =>
+	`bench minutes: ${((performance.now() - benchStarted) / 60_000).toFixed(1)}`;
 
 /**
  * `--only list-all,heap,queue`: those sections alone, at the full size (or `--quick`'s), written
@@ -399,7 +392,6 @@ async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
 	const unknown = sections.filter((section) => !known.includes(section));
 	if (unknown.length)
 		throw new Error(`--only: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
-	const started = performance.now();
 	const records = quick ? 10_000 : 100_000;
 	const workDir = path.join(repoRoot, 'bench', '.runs', 'only');
 	rmSync(workDir, { recursive: true, force: true });
@@ -461,17 +453,29 @@ async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
 		if (sections.includes('heap')) {
 			lines.push(...heapSection({ heap: await heapFigures(records / 10, workDir, progress) }));
 		}
-		if (sandbox && sections.includes('queue')) {
-			const queue = await queueFigures(
-				sandbox,
-				{ items: upsertItems(sandbox, quick ? 100 : 1000) },
-				QUEUE_PAIRS,
-				workDir,
-				progress,
-			);
-			lines.push(...queueSection({ queue, comparisons }));
+		// both queue sections in one n8n in queue mode, as in the full bench (one takes minutes to set up)
+		const inQueue =
+			sandbox && (sections.includes('queue') || sections.includes('queue-variants'))
+				? await inQueueMode(sandbox, workDir, async (session) => ({
+						queue: sections.includes('queue')
+							? await compareInQueueMode(
+									session,
+									sandbox,
+									{ items: upsertItems(sandbox, quick ? 100 : 1000) },
+									QUEUE_PAIRS,
+									workDir,
+									progress,
+								)
+							: undefined,
+						variants: sections.includes('queue-variants')
+							? await variantsInQueueMode(session, sandbox, QUEUE_PAIRS - 1, progress)
+							: undefined,
+					}))
+				: undefined;
+		if (inQueue?.queue) {
+			lines.push(...queueSection({ queue: inQueue.queue, comparisons }));
 			finalLines.push(
-				`queue list-all ratio (asset node / HTTP Request node, on a worker): ${ratio(queueRatio(queue.listAll))}`,
+				`queue list-all ratio (asset node / HTTP Request node, on a worker): ${ratio(queueRatio(inQueue.queue.listAll))}`,
 			);
 		}
 		if (sections.includes('trigger')) {
@@ -481,13 +485,7 @@ async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
 			lines.push(...triggerSection(await triggerCost([records], [1], records * 10)));
 			finalLines.push(...(await resilienceLines(progress)));
 		}
-		if (sandbox && sections.includes('queue-variants')) {
-			lines.push(
-				...queueVariantSection(
-					await queueVariantFigures(sandbox, QUEUE_PAIRS - 1, workDir, progress),
-				),
-			);
-		}
+		if (inQueue?.variants) lines.push(...queueVariantSection(inQueue.variants));
 		if (sections.includes('sync')) {
 			const sync = await syncFigures(records, sideBySideSizes(quick), workDir, progress);
 			lines.push(...syncSection(sync, machine()));
@@ -505,7 +503,7 @@ async function sectionsOnly(sections: string[], quick: boolean): Promise<void> {
 	} finally {
 		await sandbox?.close();
 	}
-	finalLines.push(minutesLine(started));
+	finalLines.push(minutesLine());
 	const markdown = [
 		`# Bench sections: ${sections.join(', ')}`,
 		'',

@@ -184,21 +184,6 @@ export async function inQueueMode<T>(
  * workers of n8n in queue mode: one warm-up pair, then `runs` pairs each, A B A B. Then one
  * list-all run per side with the CPU profiler on in main and in both workers.
  */
-export async function queueFigures(
-	sandbox: Sandbox,
-	upsertBody: { items: unknown[] },
-	runs: number,
-	workDir: string,
-	progress: (message: string) => void,
-): Promise<QueueFigures> {
-	return await inQueueMode(
-		sandbox,
-		workDir,
-		async (session) =>
-			await compareInQueueMode(session, sandbox, upsertBody, runs, workDir, progress),
-	);
-}
-
 export async function compareInQueueMode(
 	{ home, log, main }: QueueSession,
 	sandbox: Sandbox,
@@ -306,19 +291,6 @@ export interface QueueVariantFigures {
  * (the example, started as the editor does; in queue mode main hands it to a worker, as n8n 3
  * always will). `runs` runs each after a warm-up.
  */
-export async function queueVariantFigures(
-	sandbox: Sandbox,
-	runs: number,
-	workDir: string,
-	progress: (message: string) => void,
-): Promise<QueueVariantFigures> {
-	return await inQueueMode(
-		sandbox,
-		workDir,
-		async (session) => await variantsInQueueMode(session, sandbox, runs, progress),
-	);
-}
-
 export async function variantsInQueueMode(
 	{ home, log, main }: QueueSession,
 	sandbox: Sandbox,
