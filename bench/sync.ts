@@ -11,7 +11,10 @@
  * - Planning alone, in this process: 100,000 rows of which 50,000 share one placeholder key.
  */
 import type { IDataObject } from 'n8n-workflow';
+import { assetSchema } from '../nodes/shared/schema/asset';
+import { canonical, planId, SetDigest } from '../nodes/shared/sync/entries';
 import { resolveRows } from '../nodes/shared/sync/identity';
+import { scopeRule } from '../nodes/shared/sync/scope';
 import { DEFAULT_PLACEHOLDER_KEYS, placeholderTest } from '../nodes/shared/sync/keys';
 import { planSync } from '../nodes/StockroomAsset/sync/plan';
 import { readRow, type Ownership } from '../nodes/StockroomAsset/sync/source';
@@ -297,7 +300,23 @@ function planFigures(progress: (message: string) => void): number[] {
 			{ keyField: 'serialNumber', keyLabel: 'Serial Number', noun: 'asset', nouns: 'assets' },
 			own.isPlaceholder,
 		);
-		const plan = planSync(rows, resolution, scope, own, { action: 'delete', status: 'Retired' });
+		const plan = planSync(
+			rows,
+			resolution,
+			scope,
+			own,
+			{ action: 'delete', status: 'Retired', returning: 'restore' },
+			{ rule: scopeRule(undefined, assetSchema), wrapCustom: () => undefined, definitions: [] },
+		);
+		// the plan id, with the input's digest, as every run computes it
+		const input = new SetDigest();
+		for (const item of columns) input.add(canonical(item.fields));
+		planId(plan.entries, {
+			newest: 0,
+			settings: '000000',
+			input: input.short(),
+			register: '000000',
+		});
 		const elapsed = performance.now() - started;
 		const longest = Math.max(
 			...plan.entries.map((entry) => (entry.action === 'failed' ? entry.error.message.length : 0)),

@@ -4,7 +4,10 @@ import type { ScimUser, StoredRecord } from '../store';
 import { addDays, dateOnly, SEED_ACTORS, type Seeder } from './common';
 import { ASSET_NOTES, COST_CENTERS, HARDWARE, WARRANTY_PROVIDERS } from './words';
 
-/** The organisation's asset custom fields: one of every type. */
+/**
+ * The organisation's asset custom fields: one of every type, and the system each device comes
+ * from (the scope of a device sync: `customFieldValues.source eq "Jamf"`).
+ */
 export const CUSTOM_FIELD_DEFINITIONS: readonly CustomFieldDefinition[] = [
 	{ id: '64b7f0a1c2d3e4f5a6b7c801', name: 'Memory (GB)', lookupKey: 'memoryGb', type: 'Number' },
 	{ id: '64b7f0a1c2d3e4f5a6b7c802', name: 'Cost Center', lookupKey: 'costCenter', type: 'Text' },
@@ -35,6 +38,16 @@ export const CUSTOM_FIELD_DEFINITIONS: readonly CustomFieldDefinition[] = [
 		name: 'Last Audit Date',
 		lookupKey: 'lastAuditDate',
 		type: 'Date',
+	},
+	{
+		id: '64b7f0a1c2d3e4f5a6b7c807',
+		name: 'Source',
+		lookupKey: 'source',
+		type: 'Option',
+		options: ['Jamf', 'Intune', 'Kandji', 'None'].map((label, index) => ({
+			id: `64b7f0a1c2d3e4f5a6b7ca${String(index).padStart(2, '0')}`,
+			label,
+		})),
 	},
 ];
 

@@ -2,6 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { StockroomAsset } from '../../nodes/StockroomAsset/StockroomAsset.node';
 import { createSandbox, type Sandbox } from '../../sandbox/server';
 import { runNode, sandboxCredential, type CredentialStore } from './n8n';
+import { SERVICE_DESK, serviceDesk } from './person';
 
 const node = new StockroomAsset();
 
@@ -11,6 +12,7 @@ const node = new StockroomAsset();
  * `sync` runs the Sync with the suite's parameters under the test's.
  */
 export function assetSyncSuite(seeded: IDataObject[], defaults: IDataObject) {
+	let sandbox: Sandbox | undefined;
 	const suite = {
 		sandbox: undefined as unknown as Sandbox,
 		credential: undefined as unknown as CredentialStore,
@@ -37,9 +39,11 @@ export function assetSyncSuite(seeded: IDataObject[], defaults: IDataObject) {
 		stored: (externalId: string) =>
 			suite.sandbox.store.assets.all().find((asset) => asset.externalId === externalId) as
 				IDataObject | undefined,
+		/** A person at the service desk, editing the register over HTTP as another client. */
+		person: serviceDesk(() => sandbox!),
 	};
 	beforeAll(async () => {
-		suite.sandbox = await createSandbox();
+		suite.sandbox = sandbox = await createSandbox({ clients: [SERVICE_DESK] });
 		suite.credential = sandboxCredential(suite.sandbox);
 	});
 	afterAll(() => suite.sandbox.close());

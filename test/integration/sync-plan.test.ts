@@ -45,7 +45,9 @@ describe('Sync: the plan reviewed is the plan applied (issue 33)', () => {
 		const [first] = await sync(tonight(), { dryRun: true });
 		const [again] = await sync([...tonight()].reverse(), { dryRun: true });
 		const id = first[0].json.planId as string;
-		expect(id).toMatch(/^p1-c1-u1-r1-d0-m0-f0-[0-9a-f]{16}$/);
+		expect(id).toMatch(
+			/^p2-c1-u1-s0-r1-d0-m0-f0-[0-9a-f]{16}-t[0-9a-z]+-o[0-9a-f]{6}-i[0-9a-f]{6}-g[0-9a-f]{6}$/,
+		);
 		expect(again.every((item) => item.json.planId === id)).toBe(true);
 		expect(writes()).toEqual([]);
 		const [applied] = await sync(tonight(), { applyOnlyPlan: id });
@@ -64,28 +66,107 @@ describe('Sync: the plan reviewed is the plan applied (issue 33)', () => {
 		).toEqual(['PATCH', 'PATCH', 'PUT']);
 	});
 
-	test('the register changed between the approval and the apply: refused, nothing written, saying what changed', async () => {
+	test('the register changed between the approval and the apply: refused, nothing written, naming the record edited and who edited it', async () => {
 		const [planned] = await sync(tonight(), { dryRun: true });
 		const approved = planned[0].json.planId as string;
-		// someone renames PLAN-2 by hand after the approval: the same counts, another change
-		suite.sandbox.store.assets.put({ ...stored('PLAN-2'), deviceName: 'Renamed by hand' });
+		// someone renames PLAN-2 at the service desk after the approval: the same counts, another change
+		await suite.person.editAsset('PLAN-2', { deviceName: 'Renamed by hand' });
+		const editedAt = stored('PLAN-2').lastModifiedDtm as string;
 		suite.sandbox.resetStats();
 		const error = await failureOf(sync(tonight(), { applyOnlyPlan: approved }));
-		expect(error.message).toMatch(
-			new RegExp(
-				`^Sync refused: the plan is not the one approved \\(approved ${approved}, now p1-c1-u1-r1-d0-m0-f0-[0-9a-f]{16}\\)$`,
-			),
+		expect(error.message).toBe(
+			'Sync refused: the plan is not the one approved: the asset PLAN-2 was edited since the dry run',
 		);
-		expect(error.message).not.toContain(`now ${approved}`);
-		expect(error.description).toBe(
-			[
-				'Nothing was written. The register or the input changed between the dry run and this run.',
-				'Approved: create 1, update 1, retire 1, delete 0, missing 0, failed 0. Now: create 1, update 1, retire 1, delete 0, missing 0, failed 0.',
-				'The plan now would: update PLAN-2 (Renamed by hand); create PLAN-5 (Laptop 5); retire PLAN-4 (Laptop 4).',
-				'Run the dry run again and approve its plan.',
-			].join('\n'),
+		const lines = error.description!.split('\n');
+		expect(lines).toEqual([
+			'Nothing was written.',
+			`Edited since the dry run: PLAN-2 ("Renamed by hand" · person2@northwind.example), modified ${editedAt} by service-desk (API client): the plan now would update it.`,
+			'Approved: create 1, update 1, restore 0, retire 1, delete 0, missing 0, failed 0. Now: create 1, update 1, restore 0, retire 1, delete 0, missing 0, failed 0.',
+			'The plan now would: update PLAN-2 (Renamed by hand); create PLAN-5 (Laptop 5); retire PLAN-4 (Laptop 4).',
+			expect.stringMatching(
+				/^Approved plan ID: p2-\S+; now: p2-c1-u1-s0-r1-d0-m0-f0-[0-9a-f]{16}-t[0-9a-z]+-o[0-9a-f]{6}-i[0-9a-f]{6}-g[0-9a-f]{6}\.$/,
+			),
+			'Run the dry run again and approve its plan.',
+		]);
+		expect(lines[4]).toContain(`Approved plan ID: ${approved}; `);
+		expect(error.description).not.toContain(`now: ${approved}`);
+		expect(writes()).toEqual([]);
+	});
+
+	test('a record the plan removes was edited after the dry run: the approval does not cover it (issue 38)', async () => {
+		const [planned] = await sync(tonight(), { dryRun: true });
+		const approved = planned[0].json.planId as string;
+		// the person approved "retire Laptop 4"; meanwhile the device is re-issued to Bob
+		await suite.person.editAsset('PLAN-4', {
+			deviceName: 'Bob Laptop (re-issued)',
+			assignedToEmail: 'bob@example.com',
+			notes: 'DO NOT RETIRE',
+		});
+		suite.sandbox.resetStats();
+		const error = await failureOf(sync(tonight(), { applyOnlyPlan: approved }));
+		expect(error.message).toBe(
+			'Sync refused: the plan is not the one approved: the asset PLAN-4 was edited since the dry run',
+		);
+		expect(error.description).toContain(
+			'Edited since the dry run: PLAN-4 ("Bob Laptop (re-issued)" · bob@example.com), modified ',
+		);
+		expect(error.description).toContain(
+			'by service-desk (API client): the plan now would retire it.',
 		);
 		expect(writes()).toEqual([]);
+		expect(stored('PLAN-4').status).toBe('Deployed');
+		// an edit of a record the plan does not touch leaves the plan as approved
+		const [again] = await sync(tonight(), { dryRun: true });
+		await suite.person.editAsset('PLAN-1', { notes: 'new charger' });
+		const [applied] = await sync(tonight(), { applyOnlyPlan: again[0].json.planId });
+		expect(applied.map((item) => item.json.action)).toContain('retired');
+	});
+
+	test('the node applying the plan is set up otherwise than the dry run: the refusal says so, not that the register changed', async () => {
+		const [planned] = await sync(tonight(), { dryRun: true });
+		const approved = planned[0].json.planId as string;
+		const error = await failureOf(
+			sync(tonight(), { applyOnlyPlan: approved, fieldsToSync: ['deviceName'] }),
+		);
+		expect(error.message).toBe(
+			"Sync refused: the plan is not the one approved: the node's settings differ from the dry run's",
+		);
+		expect(error.description).not.toMatch(/register|input/);
+		// the guard's limits and the output are no part of the plan
+		const [applied] = await sync(tonight(), {
+			applyOnlyPlan: approved,
+			maxRemovalPercent: 30,
+			options: { output: 'summary' },
+		});
+		expect(applied[0].json).toMatchObject({ updated: 1, created: 1, retired: 1, planId: approved });
+	});
+
+	test('the same export in another order with refused rows: the same plan id (issue 38)', async () => {
+		const bad = (n: number) => ({
+			...row(1),
+			externalId: `PLAN-${n}`,
+			serialNumber: `PF-${n}`,
+			status: 'Lost',
+		});
+		const input = [...tonight(), bad(6), bad(7)];
+		const [planned] = await sync(input, { dryRun: true }, { continueOnFail: true });
+		const [reordered] = await sync(
+			[bad(7), ...[...tonight()].reverse(), bad(6)],
+			{ dryRun: true },
+			{ continueOnFail: true },
+		);
+		const idOf = (items: typeof planned) => items.find((item) => item.json.planId)!.json.planId;
+		expect(idOf(reordered)).toBe(idOf(planned));
+		expect(String(idOf(planned))).toMatch(/-f2-/);
+		// another refused row is another plan
+		const [other] = await sync(
+			[...tonight(), bad(6), bad(8)],
+			{ dryRun: true },
+			{ continueOnFail: true },
+		);
+		expect(String(idOf(other)).replace(/-t.*$/, '')).not.toBe(
+			String(idOf(planned)).replace(/-t.*$/, ''),
+		);
 	});
 
 	test('the export changed between the approval and the apply: refused, the counts say how', async () => {
@@ -94,8 +175,11 @@ describe('Sync: the plan reviewed is the plan applied (issue 33)', () => {
 		// the export lost PLAN-3 since: one more to retire
 		const shrunk = tonight().filter((item) => item.externalId !== 'PLAN-3');
 		const error = await failureOf(sync(shrunk, { applyOnlyPlan: approved }));
+		expect(error.message).toBe(
+			"Sync refused: the plan is not the one approved: the input differs from the dry run's",
+		);
 		expect(error.description).toContain(
-			'Approved: create 1, update 1, retire 1, delete 0, missing 0, failed 0. Now: create 1, update 1, retire 2, delete 0, missing 0, failed 0.',
+			'Approved: create 1, update 1, restore 0, retire 1, delete 0, missing 0, failed 0. Now: create 1, update 1, restore 0, retire 2, delete 0, missing 0, failed 0.',
 		);
 		// the first records of the action whose count moved
 		expect(error.description).toContain(
@@ -238,12 +322,13 @@ describe('Sync: the plan reviewed is the plan applied (issue 33)', () => {
 			expect(proposed.every((item) => item.json.dryRun === true)).toBe(true);
 			expect(writes()).toEqual([]);
 			const id = proposed[0].json.planId as string;
+			// another plan's digest
+			const other = id.replace(
+				/-([0-9a-f]{15})([0-9a-f])-t/,
+				(_, head: string, last: string) => `-${head}${last === '0' ? '1' : '0'}-t`,
+			);
 			const wrong = await failureOf(
-				sync(
-					tonight(),
-					{ ...parameters, applyOnlyPlan: id.replace(/.$/, (c) => (c === '0' ? '1' : '0')) },
-					asTool,
-				),
+				sync(tonight(), { ...parameters, applyOnlyPlan: other }, asTool),
 			);
 			expect(wrong.message).toMatch(/^Sync refused: the plan is not the one approved/);
 			expect(writes()).toEqual([]);

@@ -173,7 +173,9 @@ describe('Asset Sync against the sandbox', () => {
 			'deleted',
 			'deleted',
 		]);
-		expect(planned[0].json.planId).toMatch(/^p1-c1-u1-r0-d2-m0-f0-[0-9a-f]{16}$/);
+		expect(planned[0].json.planId).toMatch(
+			/^p2-c1-u1-s0-r0-d2-m0-f0-[0-9a-f]{16}-t[0-9a-z]+-o[0-9a-f]{6}-i[0-9a-f]{6}-g[0-9a-f]{6}$/,
+		);
 		expect(done.every((item) => item.json.planId === planned[0].json.planId)).toBe(true);
 	});
 
@@ -411,12 +413,16 @@ describe('Asset Sync against the sandbox', () => {
 			missing: 0,
 			retired: 0,
 			deleted: 0,
+			restored: 0,
 			failed: 0,
 			cleared: 0,
+			returnedNotRestored: 0,
 			scope: 5,
 			source: 5,
 			dryRun: false,
-			planId: expect.stringMatching(/^p1-c0-u5-r0-d0-m0-f0-[0-9a-f]{16}$/),
+			planId: expect.stringMatching(
+				/^p2-c0-u5-s0-r0-d0-m0-f0-[0-9a-f]{16}-t[0-9a-z]+-o[0-9a-f]{6}-i[0-9a-f]{6}-g[0-9a-f]{6}$/,
+			),
 		});
 		expect(stored('SYNC-1')!.customFieldValues).toEqual({
 			costCenter: { textValue: 'CC-2' },

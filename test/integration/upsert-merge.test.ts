@@ -598,7 +598,7 @@ describe('Create or Update, version 2: Merge and Replace, against the sandbox', 
 			expect(byId.purchasedDate.type).toBe('dateTime');
 			expect(byId).not.toHaveProperty('id');
 			expect(byId).not.toHaveProperty('createdDtm');
-			// the sandbox's six definitions, each with its type
+			// the sandbox's seven definitions, each with its type
 			expect(
 				fields
 					.filter((field) => field.id.startsWith('customFieldValues.'))
@@ -610,6 +610,7 @@ describe('Create or Update, version 2: Merge and Replace, against the sandbox', 
 				['customFieldValues.purchaseCost', 'Purchase Cost (Custom Field)', 'string'],
 				['customFieldValues.supportPortal', 'Support Portal (Custom Field)', 'string'],
 				['customFieldValues.lastAuditDate', 'Last Audit Date (Custom Field)', 'dateTime'],
+				['customFieldValues.source', 'Source (Custom Field)', 'string'],
 			]);
 		});
 

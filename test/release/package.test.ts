@@ -49,8 +49,11 @@ describe('the tarball a user downloads', () => {
 		for (const declared of [...packageJson.n8n.nodes, ...packageJson.n8n.credentials]) {
 			expect(files).toContain(declared);
 		}
-		// the filter evaluator is the sandbox's: the nodes never run it
-		expect(files.filter((file) => /evaluate/.test(file))).toEqual([]);
+		// the filter evaluator ships: Sync checks with it that what it writes lands in its scope
+		expect(files.filter((file) => /evaluate/.test(file))).toEqual([
+			'dist/nodes/shared/filter/evaluate.d.ts',
+			'dist/nodes/shared/filter/evaluate.js',
+		]);
 	});
 
 	test('package.json: no main, engines, files, licence, repository; no runtime dependencies', () => {

@@ -7,7 +7,7 @@ describe('custom fields', () => {
 	});
 	afterAll(() => h.sandbox.close());
 
-	test('GET /customfields lists the definitions, one of every type', async () => {
+	test('GET /customfields lists the definitions, one of every type and a second option field', async () => {
 		const response = await h.api.get('/api/assets/v1/customfields');
 		expect(response.status).toBe(200);
 		const { results } = response.data;
@@ -16,6 +16,7 @@ describe('custom fields', () => {
 			'Date',
 			'Link',
 			'Number',
+			'Option',
 			'Option',
 			'Text',
 		]);

@@ -39,7 +39,9 @@ import {
 	type Planned,
 } from '../../shared/sync/run';
 import { customFieldDefinitions, customFieldTypes } from '../customFields';
-import { planSync } from '../sync/plan';
+import { planSync, type MissingHandling } from '../sync/plan';
+import { createsInScope, scopeRule } from '../../shared/sync/scope';
+import { wrapCustomValue } from '../../shared/schema/customValues';
 import {
 	absentColumns,
 	columnsByName,
@@ -178,6 +180,29 @@ const properties: INodeProperties[] = [
 			(a, b) => a.name.localeCompare(b.name),
 		),
 		default: 'Retired',
+		displayOptions: { show: { missingRecords: ['setStatus'] } },
+	},
+	{
+		displayName: 'Returning Records',
+		name: 'returningRecords',
+		type: 'options',
+		options: [
+			{
+				name: 'Restore Status',
+				value: 'restore',
+				description:
+					'Set their status to the one the row gives a new asset (Status synced, or under Fields Set Only When Creating): action restored, guarded like removals',
+			},
+			{
+				name: 'Leave As It Is',
+				value: 'leave',
+				description:
+					'Keep the status; each run lists them (returnedNotRestored), e.g. when people retire devices by hand that linger in the source',
+			},
+		],
+		default: 'restore',
+		description:
+			'What to do with an asset the source has again whose status is the status above (a laptop back from repair, a device missing from one export)',
 		displayOptions: { show: { missingRecords: ['setStatus'] } },
 	},
 	...runProperties(),
@@ -366,7 +391,7 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 	// a bad row stops the run before anything is read or written, unless failures continue
 	if (bad?.error && !continueOnFail) throw failure(this, bad.error, bad.item);
 
-	const scope = await walkScope(this, {
+	const { records: scope, filter } = await walkScope(this, {
 		schema: assetSchema,
 		path: ASSETS_PATH,
 		nouns: 'assets',
@@ -383,12 +408,35 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 		{ keyField: own.key, keyLabel: fieldLabel(own.key), noun: 'asset', nouns: 'assets' },
 		own.isPlaceholder,
 	);
-	const missing = {
+	const missing: MissingHandling = {
 		action: this.getNodeParameter('missingRecords', 0, 'keep') as MissingRecords,
 		status: this.getNodeParameter('missingStatus', 0, 'Retired') as string,
+		returning:
+			this.getNodeParameter('returningRecords', 0, 'restore') === 'leave' ? 'leave' : 'restore',
 	};
-	const planned = planSync(rows, resolution, scope, own, missing);
-	const plan = await outOfScope(this, planned.entries, own, retry);
+	const rule = scopeRule(filter, assetSchema);
+	// the definitions only when the scope fixes a custom field (read once per execution)
+	const definitions = rule.fixed.some((fixed) => fixed.kind === 'custom')
+		? await customFieldDefinitions(this, cache, 0)
+		: [];
+	const wrapCustom = (name: string, value: unknown) => {
+		const definition = findDefinition(name, definitions);
+		return definition
+			? {
+					key: definition.lookupKey,
+					value: wrapCustomValue(value, definition, own.timezone) as IDataObject,
+				}
+			: undefined;
+	};
+	const planned = planSync(rows, resolution, scope, own, missing, {
+		rule,
+		wrapCustom,
+		definitions,
+	});
+	const plan = createsInScope(await outOfScope(this, planned.entries, own, retry), rule, [
+		'asset',
+		'assets',
+	]);
 	const words = assetWords(own);
 	const refusals = guardRefusals(planned, scope.length, limits, 'assets');
 	return {
@@ -397,7 +445,7 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 		retry,
 		options,
 		facts: {
-			...concludePlan(this, { plan, refusals, words, continueOnFail }),
+			...concludePlan(this, { plan, refusals, words, continueOnFail, scope, inputs }),
 			scope: scope.length,
 			source: rows.length,
 		},

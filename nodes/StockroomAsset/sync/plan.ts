@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { normalizeValue } from '../../shared/records';
 import { InvalidItemError } from '../../shared/runItems';
-import { assetSchema } from '../../shared/schema/asset';
+import { assetSchema, type CustomFieldDefinition } from '../../shared/schema/asset';
 import {
 	canonicalCustomValue,
 	customCompareForm,
@@ -9,9 +9,15 @@ import {
 } from '../../shared/schema/customValues';
 import { validateRecord } from '../../shared/schema/validate';
 import { hasValue, isPlainObject } from '../../shared/schema/values';
-import type { Change, MissingRecords, PlanEntry } from '../../shared/sync/entries';
+import {
+	fingerprint,
+	type Change,
+	type MissingRecords,
+	type PlanEntry,
+} from '../../shared/sync/entries';
 import { countClears, type GuardedPlan } from '../../shared/sync/guard';
 import { recordKey, type Resolution } from '../../shared/sync/identity';
+import { fillFromScope, outsideScope, patched, type ScopeRule } from '../../shared/sync/scope';
 import { sameValue } from '../../shared/sync/values';
 import { fieldLabel, fieldName, type Ownership, type SourceRow } from './source';
 
@@ -68,6 +74,59 @@ export interface Plan extends GuardedPlan {
 	entries: PlanEntry[];
 }
 
+/** What happens to records in scope that no row names, and to those that come back. */
+export interface MissingHandling {
+	action: MissingRecords;
+	/** The status Set Status gives. */
+	status: string;
+	/**
+	 * A record a row names again whose status is that status: set back to the status the row
+	 * gives a new asset (restore), or left as it is, and said so (leave).
+	 */
+	returning: 'restore' | 'leave';
+}
+
+/** Where the plan's records must land, and how a custom field the scope fixes is written. */
+export interface ScopeLanding {
+	rule: ScopeRule;
+	/** The definitions of the custom fields the scope fixes (a new asset is checked with them). */
+	definitions: readonly CustomFieldDefinition[];
+	wrapCustom: (name: string, value: unknown) => { key: string; value: IDataObject } | undefined;
+}
+
+/**
+ * A record back in the source whose status is the one Set Status gave: what its entry does to
+ * its status. `restore` adds the status back to the patch; otherwise the entry says it is left.
+ */
+function returningStatus(
+	row: SourceRow,
+	record: IDataObject,
+	missing: MissingHandling,
+	changes: Record<string, Change>,
+	patch: IDataObject,
+): { restore?: true; returning?: string; reason?: string } {
+	if (missing.action !== 'setStatus' || record.status !== missing.status) return {};
+	// the status the source gives: owned, or the one a new asset would get
+	const given = (row.values.status ?? row.createValues.status) as string | null | undefined;
+	if (given === missing.status) return {};
+	const left = (why: string) => {
+		delete changes.status;
+		delete patch.status;
+		return {
+			returning: missing.status,
+			reason: `back in the source; its status stays ${missing.status} (${why})`,
+		};
+	};
+	if (!given)
+		return left(
+			`the source gives no Status to restore: map Status, or list it under Fields Set Only When Creating`,
+		);
+	if (missing.returning === 'leave') return left('Returning Records: Leave As It Is');
+	changes.status = { before: missing.status, after: given };
+	patch.status = given;
+	return { restore: true };
+}
+
 /**
  * The plan: what each source row and each record in scope becomes, from the rows' resolution
  * (which record each stands for). Missing are the records in scope that no row names; a record
@@ -78,10 +137,12 @@ export function planSync(
 	resolution: Resolution,
 	scope: readonly IDataObject[],
 	own: Ownership,
-	missing: { action: MissingRecords; status: string },
+	missing: MissingHandling,
+	landing: ScopeLanding,
 ): Plan {
 	const entries: PlanEntry[] = [];
 	const cleared = new Map<string, number>();
+	let restored = 0;
 	const label = (field: string) =>
 		field.startsWith('customFieldValues.')
 			? `${(own.customFields.find((definition) => `customFieldValues.${definition.lookupKey}` === field) ?? { name: field }).name} (${field})`
@@ -89,7 +150,8 @@ export function planSync(
 	for (const row of rows) {
 		const target = resolution.targets.get(row.item)!;
 		const key = row.key ?? row.placeholder;
-		const fail = (error: Error) => entries.push({ action: 'failed', item: row.item, key, error });
+		const fail = (error: Error) =>
+			entries.push({ action: 'failed', item: row.item, key, error, row: fingerprint(row) });
 		if (target.kind === 'refused') {
 			fail(new Error(target.message));
 			continue;
@@ -100,12 +162,14 @@ export function planSync(
 		}
 		if (target.kind === 'new') {
 			const body = creation(row, own);
+			// before validation: a required field the scope fixes (a vendor) is given by it
+			fillFromScope(body, landing.rule, landing.wrapCustom);
 			const issues = validateRecord(assetSchema, body, {
 				mode: 'replace',
-				customFieldDefinitions: own.customFields,
+				customFieldDefinitions: [...own.customFields, ...landing.definitions],
 			});
+			const noun = `new asset (none in scope has ${fieldName(own.key)} "${row.key}")`;
 			if (issues.length) {
-				const noun = `new asset (none in scope has ${fieldName(own.key)} "${row.key}")`;
 				fail(new InvalidItemError(noun, issues));
 				continue;
 			}
@@ -121,10 +185,31 @@ export function planSync(
 			changes[own.key] = keyChange;
 			patch[own.key] = keyChange.after;
 		}
-		if (Object.keys(patch).length) {
-			countClears(cleared, changes, label);
-			entries.push({ action: 'updated', item: row.item, key: row.key!, record, patch, changes });
-		} else entries.push({ action: 'unchanged', item: row.item, key: row.key!, record });
+		const returning = returningStatus(row, record, missing, changes, patch);
+		const said = returning.reason
+			? { returning: returning.returning, reason: returning.reason }
+			: {};
+		if (!Object.keys(patch).length) {
+			entries.push({ action: 'unchanged', item: row.item, key: row.key!, record, ...said });
+			continue;
+		}
+		// a change that takes the asset out of its scope would lose it for the next run
+		const unmet = landing.rule.unmet(record)
+			? undefined
+			: landing.rule.unmet(patched(record, patch));
+		if (unmet) {
+			fail(
+				outsideScope(`The asset "${row.key}" (${String(record.id)})`, unmet, 'changed', 'assets'),
+			);
+			continue;
+		}
+		const fieldsCleared = countClears(cleared, changes, label);
+		const writes = { item: row.item, key: row.key!, record, patch, changes };
+		const clears = fieldsCleared.length ? { cleared: fieldsCleared } : {};
+		if (returning.restore) {
+			restored++;
+			entries.push({ action: 'restored', ...writes, ...clears });
+		} else entries.push({ action: 'updated', ...writes, ...clears, ...said });
 	}
 
 	const { unidentified } = resolution;
@@ -154,5 +239,5 @@ export function planSync(
 			entries.push({ action: 'retired', key, record, patch: { status: missing.status }, changes });
 		}
 	}
-	return { entries, cleared, removed };
+	return { entries, cleared, removed, restored };
 }

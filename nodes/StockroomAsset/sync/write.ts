@@ -50,6 +50,7 @@ function writeOf(
 				what: `create the asset "${entry.key}"`,
 			};
 		case 'updated':
+		case 'restored':
 		case 'retired':
 			return {
 				method: 'PATCH',

@@ -23,7 +23,8 @@ import {
 	refuseEmptySource,
 } from '../../shared/sync/guard';
 import { resolveRows } from '../../shared/sync/identity';
-import { DEFAULT_PLACEHOLDER_KEYS, placeholderTest } from '../../shared/sync/keys';
+import { DEFAULT_PLACEHOLDER_KEYS, placeholderTest, prefixTest } from '../../shared/sync/keys';
+import { createsInScope, scopeRule } from '../../shared/sync/scope';
 import { outOfScope } from '../../shared/sync/outOfScope';
 import type { RecordWords } from '../../shared/sync/output';
 import {
@@ -215,6 +216,50 @@ const properties: INodeProperties[] = [
 			"What to do with a contract's line items that the source no longer has (line items without External ID are never touched)",
 		displayOptions: { show: { wholeLineItemList: [false] } },
 	},
+	{
+		displayName: 'Line Items the Source Owns',
+		name: 'lineItemsOwned',
+		type: 'options',
+		options: [
+			{
+				name: 'Shaped Like the Source’s',
+				value: 'shape',
+				description:
+					'Line items whose External ID has the form of one the source gives (L-3 like L-17; not MANUAL-1 or FREIGHT, which people added)',
+			},
+			{
+				name: 'Matching a Pattern',
+				value: 'pattern',
+				description: 'Line items whose External ID starts with a prefix, or matches /.../',
+			},
+			{
+				name: 'Any Line Item',
+				value: 'any',
+				description: 'Every line item the source no longer has is removed, one a person added too',
+			},
+		],
+		default: 'shape',
+		description:
+			'Which line items Remove Them may remove; the others are kept and listed (reason). Lines a person adds by hand (freight, a discount) have references no feed knows.',
+		displayOptions: { show: { wholeLineItemList: [false], missingLineItems: ['remove'] } },
+	},
+	{
+		displayName: 'Line Item External IDs',
+		name: 'lineItemPattern',
+		type: 'string',
+		typeOptions: { rows: 2 },
+		default: '',
+		placeholder: 'e.g. PO-',
+		description:
+			'Prefixes of the External IDs of line items the source owns, one per line, case aside; /.../ is a regular expression',
+		displayOptions: {
+			show: {
+				wholeLineItemList: [false],
+				missingLineItems: ['remove'],
+				lineItemsOwned: ['pattern'],
+			},
+		},
+	},
 	...runProperties(),
 	...guardProperties('contracts', 'delete', true),
 	optionsProperty(
@@ -320,6 +365,14 @@ function readOwnership(context: IExecuteFunctions): {
 				'Map the column that holds it.',
 			);
 	}
+	const removes = !wholeList && get<string>('missingLineItems', 'keep') === 'remove';
+	const ownedBy = removes ? get<string>('lineItemsOwned', 'shape') : 'shape';
+	const pattern = ownedBy === 'pattern' ? get<string>('lineItemPattern', '') : '';
+	if (ownedBy === 'pattern' && !pattern.trim())
+		refuse(
+			'Line Item External IDs is empty: give the prefixes (or /.../) of the line items the source owns',
+			'Line Items the Source Owns: Matching a Pattern removes only line items whose External ID matches.',
+		);
 	const formats: ExportFormats = {
 		numbers: options.numberFormat === 'commaDecimal' ? 'commaDecimal' : 'dotDecimal',
 		dates:
@@ -334,6 +387,12 @@ function readOwnership(context: IExecuteFunctions): {
 			createOnly,
 			lineFields,
 			missingLineItems: get<string>('missingLineItems', 'keep') === 'remove' ? 'remove' : 'keep',
+			linesOwned:
+				ownedBy === 'any'
+					? { kind: 'any' }
+					: ownedBy === 'pattern'
+						? { kind: 'pattern', test: prefixTest(node, pattern, 'Line Item External IDs') }
+						: { kind: 'shape' },
 			wholeList,
 			absent: options.absentFields === 'clear' ? 'clear' : 'keep',
 			isPlaceholder: placeholderTest(node, options.placeholderKeys ?? DEFAULT_PLACEHOLDER_KEYS),
@@ -424,7 +483,7 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 	const bad = sources.find((source) => source.error);
 	if (bad?.error && !continueOnFail) throw failure(this, bad.error, bad.errorItem ?? bad.item);
 
-	const scope = await walkScope(this, {
+	const { records: scope, filter } = await walkScope(this, {
 		schema: contractSchema,
 		path: CONTRACTS_PATH,
 		nouns: 'contracts',
@@ -447,8 +506,9 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 		own.isPlaceholder,
 	);
 	const missing = this.getNodeParameter('missingRecords', 0, 'keep') as MissingRecords;
-	const planned = planContracts(sources, resolution, scope, own, missing);
-	const plan = await outOfScope(this, planned.entries, {
+	const rule = scopeRule(filter, contractSchema);
+	const planned = planContracts(sources, resolution, scope, own, missing, rule);
+	const lookedUp = await outOfScope(this, planned.entries, {
 		path: CONTRACTS_PATH,
 		noun: 'contract',
 		nouns: 'contracts',
@@ -457,6 +517,7 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 			entry.action === 'created' ? [['externalId', String(entry.body.externalId)]] : [],
 		retry,
 	});
+	const plan = createsInScope(lookedUp, rule, ['contract', 'contracts']);
 	const refusals = guardRefusals(planned, scope.length, limits, 'contracts');
 	return {
 		plan,
@@ -464,7 +525,14 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 		retry,
 		options,
 		facts: {
-			...concludePlan(this, { plan, refusals, words: contractWords, continueOnFail }),
+			...concludePlan(this, {
+				plan,
+				refusals,
+				words: contractWords,
+				continueOnFail,
+				scope,
+				inputs,
+			}),
 			scope: scope.length,
 			source: inputs.length,
 		},

@@ -61,38 +61,70 @@ const ownedRows = (
 ) =>
 	lines.map((line) => Object.fromEntries(own.lineFields.map((name) => [name, read(line, name)])));
 
+/** What a contract's line items may lose tonight, decided for the whole source. */
+export interface LineRules {
+	/** Why no line item may be removed from this contract now (rows that cannot be told), if so. */
+	holdBack?: string;
+	/**
+	 * Whether a stored line, by its External ID, is one the source owns: Line Items: Remove Them
+	 * removes only those (never a line a person added with a reference of their own).
+	 */
+	owned: (key: string) => boolean;
+}
+
 export interface LineDiff {
 	changes: Record<string, Change>;
 	/** What the write does to the lines; undefined when nothing changes. */
 	patch?: LineItemPatch;
-	/** Lines the contract loses. */
+	/** Lines the contract loses, and their External IDs (lines without one are counted only). */
 	removed: number;
+	removedKeys: string[];
+	/** Line item fields emptied on lines without External ID, read in order (the guard counts them). */
+	cleared: Set<string>;
 	/** Why the lines cannot be matched, if they cannot. */
 	error?: string;
-	/** Why some of the contract's lines stay although the source owns the whole list. */
-	kept?: string;
+	/** Why some of the contract's lines stay that the source does not have, one line per reason. */
+	kept: string[];
 }
 
-/** The source's line items against a contract's stored ones (see above). Linear in the lines. */
+const plural = (count: number, one: string, many = `${one}s`) =>
+	`${count} ${count === 1 ? one : many}`;
+
+/** The line keys a reason names: the first few, and how many more. */
+const keysSaid = (keys: readonly string[]) =>
+	`${keys.slice(0, 3).join(', ')}${keys.length > 3 ? ` and ${keys.length - 3} more` : ''}`;
+
+/**
+ * The source's line items against a contract's stored ones (see above), under the night's rules:
+ * lines are removed only when nothing holds removals back, and (Remove Them) only the lines the
+ * source owns; a stored line whose External ID is a placeholder cannot be named by the source and
+ * is kept unless the source owns the whole list. Linear in the lines.
+ */
 export function diffLines(
 	stored: readonly IDataObject[],
 	source: readonly SourceLine[],
 	own: ContractOwnership,
+	rules: LineRules,
 ): LineDiff {
 	const changes: Record<string, Change> = {};
 	const patch: LineItemPatch = { set: [], remove: [] };
 	const byForm = new Map<string, IDataObject>();
 	const anonymous: IDataObject[] = [];
+	const kept: string[] = [];
+	const cleared = new Set<string>();
+	const unmatchable: string[] = [];
+	const nothing = { changes, removed: 0, removedKeys: [], cleared, kept };
 	for (const line of stored) {
 		const key = cleanKey(line.externalId);
 		if (key === undefined) anonymous.push(line);
 		else if (byForm.has(keyForm(key)))
 			return {
-				changes,
-				removed: 0,
+				...nothing,
 				error: `two of its line items have External ID "${key}" (case and spaces aside): which one the source means is not clear`,
 			};
 		else byForm.set(keyForm(key), line);
+		// the source cannot name a line by a placeholder: kept, unless the source owns the list
+		if (key !== undefined && !own.wholeList && own.isPlaceholder(key)) unmatchable.push(key);
 	}
 	const said = new Set<string>();
 	for (const line of source) {
@@ -120,18 +152,36 @@ export function diffLines(
 		if (differs)
 			patch.set.push({ form, externalId: String(current.externalId), values: line.values });
 	}
-	let removed = 0;
-	if (own.wholeList || own.missingLineItems === 'remove') {
-		for (const [form, line] of byForm) {
-			if (said.has(form)) continue;
-			changes[lineChangeKey(cleanKey(line.externalId)!)] = {
-				before: shownLine(line, own),
-				after: null,
-			};
-			patch.remove.push(form);
-			removed++;
+	const removedKeys: string[] = [];
+	const heldBack: string[] = [];
+	const notOwned: string[] = [];
+	const removes = own.wholeList || own.missingLineItems === 'remove';
+	for (const [form, line] of byForm) {
+		if (said.has(form)) continue;
+		const key = cleanKey(line.externalId)!;
+		if (!removes || (!own.wholeList && own.isPlaceholder(key))) continue;
+		if (rules.holdBack) {
+			heldBack.push(key);
+			continue;
 		}
+		if (!own.wholeList && !rules.owned(key)) {
+			notOwned.push(key);
+			continue;
+		}
+		changes[lineChangeKey(key)] = { before: shownLine(line, own), after: null };
+		patch.remove.push(form);
+		removedKeys.push(key);
 	}
+	if (unmatchable.length && removes)
+		kept.push(
+			`kept: ${plural(unmatchable.length, 'line item')} with a placeholder External ID (${keysSaid(unmatchable)}), which the source cannot name`,
+		);
+	if (notOwned.length)
+		kept.push(
+			`kept: ${plural(notOwned.length, 'line item')} the source does not have and does not own (${keysSaid(notOwned)}: not like the line items the source gives; Line Items the Source Owns)`,
+		);
+	if (heldBack.length) kept.push(`${rules.holdBack} (${keysSaid(heldBack)} stay)`);
+	let removed = removedKeys.length;
 	// the service removes lines without External ID only when a write sends others, or clears
 	// the list: a list of the source's with External IDs only cannot replace them
 	const given = source.filter((line) => line.key === undefined);
@@ -143,27 +193,36 @@ export function diffLines(
 			own,
 			(values, name) => values[name] ?? null,
 		);
-		if (!sameValue(before, after)) {
+		const loses = before.length > after.length;
+		if (sameValue(before, after)) {
+			// as they are
+		} else if (rules.holdBack && loses) {
+			kept.push(
+				`${rules.holdBack} (its ${plural(anonymous.length, 'line item')} without External ID stay)`,
+			);
+		} else {
 			changes[ANONYMOUS_LINES] = {
 				before: before.length ? anonymous.map((line) => shownLine(line, own)) : null,
 				after: after.length ? given.map((line) => withoutNulls(line.values)) : null,
 			};
 			patch.anonymous = given.map((line) => withoutNulls(line.values));
 			removed += Math.max(0, anonymous.length - given.length);
+			// lines without External ID are read in order: a value the same line loses is cleared
+			for (let index = 0; index < Math.min(before.length, after.length); index++)
+				for (const name of own.lineFields)
+					if (hasValue(before[index][name]) && !hasValue(after[index][name])) cleared.add(name);
 		}
 	}
+	if (unremovable)
+		kept.push(
+			`kept: ${plural(anonymous.length, 'line item')} without External ID, which the service removes only when a write sends line items without External ID or no line item at all`,
+		);
 	const changed = patch.set.length || patch.remove.length || patch.anonymous;
-	return {
-		changes,
-		removed,
-		...(changed ? { patch } : {}),
-		...(unremovable
-			? {
-					kept: `kept: ${anonymous.length} line item${anonymous.length > 1 ? 's' : ''} without External ID, which the service removes only when a write sends line items without External ID or no line item at all`,
-				}
-			: {}),
-	};
+	return { changes, removed, removedKeys, cleared, kept, ...(changed ? { patch } : {}) };
 }
+
+/** A line External ID's shape: case aside, each run of digits one digit ("L-017" is "l-0"). */
+export const lineKeyShape = (key: string): string => keyForm(key).replace(/\d+/g, '0');
 
 /** A line with values over it (null: the field is cleared). */
 function withValues(line: IDataObject, values: IDataObject): IDataObject {

@@ -23,6 +23,9 @@ export interface ContractOwnership {
 	lineFields: readonly string[];
 	/** A line item in a contract that the source no longer has: kept or removed. */
 	missingLineItems: 'keep' | 'remove';
+	/** Which of those Remove Them may remove (never a line a person added). */
+	linesOwned:
+		{ kind: 'shape' } | { kind: 'any' } | { kind: 'pattern'; test: (key: string) => boolean };
 	/** The source owns each contract's whole list: lines without External ID replace it. */
 	wholeList: boolean;
 	/** A field an item does not carry: left as it is, or cleared. */

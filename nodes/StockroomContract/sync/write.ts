@@ -10,7 +10,8 @@ import { storedLines } from './plan';
 
 /**
  * The contract a PUT writes: the contract as read just now, every field and line item kept, with
- * the changed owned fields over it (null clears) and the line item patch applied. The service has
+ * the changed owned fields over it (null clears; a list, documents, is sent empty) and the line
+ * item patch applied. The service has
  * no partial update for contracts: a PUT replaces the contract, and removes each line item whose
  * External ID it leaves out, so everything kept is sent back.
  */
@@ -25,8 +26,10 @@ export function mergedContract(
 		normalizeRecord(contractSchema.fields, current, timezone),
 	);
 	for (const [name, value] of Object.entries(patch)) {
-		if (value === null) delete record[name];
-		else record[name] = value;
+		if (value !== null) record[name] = value;
+		// a list a PUT leaves out stays as it is (service-behaviour.md §5); [] empties it
+		else if (contractSchema.fields[name]?.type === 'list') record[name] = [];
+		else delete record[name];
 	}
 	if (lineItems) record.lineItems = applyLinePatch(storedLines(current, timezone), lineItems);
 	return record;

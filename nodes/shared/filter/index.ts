@@ -1,7 +1,7 @@
 /**
  * The filter language: the only place that parses, validates, prints, builds or evaluates filters.
- * Evaluating is the sandbox's part (`./evaluate`, imported directly): the nodes never evaluate a
- * filter, so it is left out of the published package (tsconfig.json).
+ * Evaluating (`./evaluate`, imported directly) is how the sandbox answers a list, and how Sync
+ * checks that a record it creates or changes lands in its scope (sync/scope.ts).
  */
 export {
 	all,

@@ -50,8 +50,22 @@ export type PlanEntry =
 			patch: IDataObject;
 			changes: Record<string, Change>;
 			lineItems?: LineItemPatch;
+			/** The fields (as the guard labels them) the write empties. */
+			cleared?: string[];
+	  } & FromItems &
+			Returning)
+	| ({ action: 'unchanged'; item: number; key: string; record: IDataObject } & FromItems &
+			Returning)
+	/** A record back in the source whose status was the Missing Records status: set back. */
+	| ({
+			action: 'restored';
+			item: number;
+			key: string;
+			record: IDataObject;
+			patch: IDataObject;
+			changes: Record<string, Change>;
+			cleared?: string[];
 	  } & FromItems)
-	| ({ action: 'unchanged'; item: number; key: string; record: IDataObject } & FromItems)
 	| { action: 'missing'; key?: string; record: IDataObject; reason?: string }
 	| {
 			action: 'retired';
@@ -61,8 +75,26 @@ export type PlanEntry =
 			changes: Record<string, Change>;
 	  }
 	| { action: 'deleted'; key?: string; record: IDataObject }
-	/** `item` is absent for a record the source does not have (its write failed). */
-	| { action: 'failed'; item?: number; key?: string; record?: IDataObject; error: Error };
+	/**
+	 * `item` is absent for a record the source does not have (its write failed); `row` is what the
+	 * row said, without its position, so that the plan id does not depend on the input's order.
+	 */
+	| {
+			action: 'failed';
+			item?: number;
+			key?: string;
+			record?: IDataObject;
+			error: Error;
+			row?: string;
+	  };
+
+/**
+ * A record back in the source whose status is still the Missing Records status, left so
+ * (Returning Records: Leave As It Is, or no status to restore): `returning` is that status.
+ */
+interface Returning {
+	returning?: string;
+}
 
 export type Action = PlanEntry['action'];
 
@@ -70,6 +102,7 @@ export type Action = PlanEntry['action'];
 export const ACTIONS: readonly Action[] = [
 	'created',
 	'updated',
+	'restored',
 	'retired',
 	'deleted',
 	'missing',
@@ -77,10 +110,14 @@ export const ACTIONS: readonly Action[] = [
 	'failed',
 ];
 
+/** The actions that write. */
+export const WRITES: readonly Action[] = ['created', 'updated', 'restored', 'retired', 'deleted'];
+
 /** How a dry run names each action: what would happen. */
 export const PLANNED: Record<Action, string> = {
 	created: 'create',
 	updated: 'update',
+	restored: 'restore',
 	retired: 'retire',
 	deleted: 'delete',
 	missing: 'missing',
@@ -88,10 +125,11 @@ export const PLANNED: Record<Action, string> = {
 	failed: 'failed',
 };
 
-/** Letters of the counts a plan id carries, per action. */
+/** Letters of the counts a plan id carries, per action, in the id's order. */
 const COUNT_LETTERS: Partial<Record<Action, string>> = {
 	created: 'c',
 	updated: 'u',
+	restored: 's',
 	retired: 'r',
 	deleted: 'd',
 	missing: 'm',
@@ -99,7 +137,7 @@ const COUNT_LETTERS: Partial<Record<Action, string>> = {
 };
 
 /** JSON with object keys sorted, so that equal values print the same. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
 	if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
 	if (isPlainObject(value))
 		return `{${Object.keys(value)
@@ -108,6 +146,34 @@ function canonical(value: unknown): string {
 			.join(',')}}`;
 	return JSON.stringify(value ?? null);
 }
+
+/** Where a row or line sits in the input: left out of what it says. */
+const POSITIONAL = new Set(['item', 'items', 'errorItem', 'error', 'path']);
+
+/**
+ * What a source row says, as text, whatever its position: its place in the input is left out,
+ * and lists of objects (a contract's lines, gathered from its rows in input order) are sorted.
+ */
+export function fingerprint(value: unknown): string {
+	if (Array.isArray(value)) {
+		const elements = value.map(fingerprint);
+		return `[${(value.every(isPlainObject) ? elements.sort() : elements).join(',')}]`;
+	}
+	if (isPlainObject(value))
+		return `{${Object.keys(value)
+			.filter((key) => !POSITIONAL.has(key) && value[key] !== undefined)
+			.sort()
+			.map((key) => `${JSON.stringify(key)}:${fingerprint(value[key])}`)
+			.join(',')}}`;
+	return JSON.stringify(value ?? null);
+}
+
+const mix = (h: number) => {
+	h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+	h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+	return (h ^ (h >>> 16)) >>> 0;
+};
+const hex32 = (n: number) => n.toString(16).padStart(8, '0');
 
 /**
  * A 64-bit digest of text, two 32-bit FNV-1a lanes with different seeds and a final mix. It tells
@@ -130,15 +196,57 @@ class Digest {
 		this.b = Math.imul(b ^ 0x1e, 0x01000193);
 	}
 
-	hex(): string {
-		const mix = (h: number) => {
-			h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-			h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-			return (h ^ (h >>> 16)) >>> 0;
-		};
-		const [a, b] = [mix(this.a ^ this.b), mix(this.b + Math.imul(this.a, 31))];
-		return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
+	lanes(): [number, number] {
+		return [mix(this.a ^ this.b), mix(this.b + Math.imul(this.a, 31))];
 	}
+
+	hex(): string {
+		return this.lanes().map(hex32).join('');
+	}
+}
+
+/**
+ * A digest of many texts whatever their order (the lanes of each are added up), for the input's
+ * rows and the scope's records: an order-free summary costs no sort.
+ */
+export class SetDigest {
+	private a = 0;
+	private b = 0;
+	private count = 0;
+
+	add(text: string): void {
+		const digest = new Digest();
+		digest.add(text);
+		const [a, b] = digest.lanes();
+		this.a = (this.a + a) >>> 0;
+		this.b = (this.b + b) >>> 0;
+		this.count++;
+	}
+
+	/** Six hex digits: enough to tell which part of a plan's basis moved. */
+	short(): string {
+		return hex32(mix(this.a ^ mix(this.b + this.count))).slice(0, 6);
+	}
+}
+
+/** Six hex digits of one text. */
+export function shortDigest(text: string): string {
+	const digest = new Digest();
+	digest.add(text);
+	return digest.hex().slice(0, 6);
+}
+
+/**
+ * What a plan was made from, beside its entries, so that a refusal can say what moved since:
+ * the newest modification time in the scope (records modified after it were edited since), and
+ * short digests of the node's settings, the input as read and the scope as read.
+ */
+export interface PlanBasis {
+	/** When the newest record in scope was last modified, in ms since 1970 (0: none says). */
+	newest: number;
+	settings: string;
+	input: string;
+	register: string;
 }
 
 /** The record an entry is about, as the plan id names it: its id, or for a new one its key. */
@@ -147,21 +255,33 @@ function identity(entry: PlanEntry): string {
 	return `key:${keyForm(entry.key ?? '')}`;
 }
 
+/** Entries that touch a record the service has: the approval covers it as the plan saw it. */
+const TOUCHES = new Set<Action>(['updated', 'restored', 'retired', 'deleted']);
+
 /**
- * A plan's id: its counts per action and a digest of every action with its record and field
- * changes (before and after), in a canonical order. The same plan gives the same id, whatever the
- * order of the input; any change of the register or the input that changes what would be written,
- * kept or refused changes it. Unchanged records are left out: they are what the plan does not touch.
+ * A plan's id: its counts per action, a 64-bit digest of the plan, and its basis. The digest
+ * covers every action with its record and field changes (before and after), each record the plan
+ * writes or removes as it was read (so any edit of it since, its modification time among them,
+ * gives another plan), and each refused row by what it says, never by where it is: the same plan
+ * gives the same id whatever the order of the input. Unchanged records are left out (they are what
+ * the plan does not touch), unless one is back in the source and left as it is.
  */
-export function planId(entries: readonly PlanEntry[]): string {
+export function planId(entries: readonly PlanEntry[], basis: PlanBasis): string {
 	const lines: string[] = [];
 	const counts = new Map<Action, number>();
 	for (const entry of entries) {
 		counts.set(entry.action, (counts.get(entry.action) ?? 0) + 1);
-		if (entry.action === 'unchanged') continue;
-		const changes = 'changes' in entry ? canonical(entry.changes) : '';
-		const failed = entry.action === 'failed' ? `item:${entry.item ?? ''}` : '';
-		lines.push(`${entry.action}|${identity(entry)}|${changes}${failed}`);
+		const returning = 'returning' in entry && entry.returning ? entry.returning : '';
+		if (entry.action === 'unchanged' && !returning) continue;
+		const parts = [
+			entry.action,
+			identity(entry),
+			'changes' in entry ? canonical(entry.changes) : '',
+			TOUCHES.has(entry.action) && 'record' in entry ? canonical(entry.record) : '',
+			entry.action === 'failed' ? (entry.row ?? '') : '',
+			returning,
+		];
+		lines.push(parts.join('|'));
 	}
 	lines.sort();
 	const digest = new Digest();
@@ -169,13 +289,40 @@ export function planId(entries: readonly PlanEntry[]): string {
 	const countsPart = (Object.keys(COUNT_LETTERS) as Action[])
 		.map((action) => `${COUNT_LETTERS[action]}${counts.get(action) ?? 0}`)
 		.join('-');
-	return `p1-${countsPart}-${digest.hex()}`;
+	return `p2-${countsPart}-${digest.hex()}-t${basis.newest.toString(36)}-o${basis.settings}-i${basis.input}-g${basis.register}`;
 }
 
-/** The counts a plan id carries, by action; undefined when the text is no plan id. */
-export function planIdCounts(id: string): Map<Action, number> | undefined {
-	const match = /^p1-c(\d+)-u(\d+)-r(\d+)-d(\d+)-m(\d+)-f(\d+)-[0-9a-f]{16}$/.exec(id.trim());
+/** A plan id read back: its counts by action, its digest and its basis. */
+export interface PlanIdParts {
+	counts: Map<Action, number>;
+	digest: string;
+	basis: PlanBasis;
+}
+
+const PLAN_ID =
+	/^p2-c(\d+)-u(\d+)-s(\d+)-r(\d+)-d(\d+)-m(\d+)-f(\d+)-([0-9a-f]{16})-t([0-9a-z]+)-o([0-9a-f]{6})-i([0-9a-f]{6})-g([0-9a-f]{6})$/;
+
+/** A plan id's parts; undefined when the text is no plan id of this version. */
+export function readPlanId(id: string): PlanIdParts | undefined {
+	const match = PLAN_ID.exec(id.trim());
 	if (!match) return undefined;
 	const actions = Object.keys(COUNT_LETTERS) as Action[];
-	return new Map(actions.map((action, index) => [action, Number(match[index + 1])]));
+	return {
+		counts: new Map(actions.map((action, index) => [action, Number(match[index + 1])])),
+		digest: match[8],
+		basis: {
+			newest: parseInt(match[9], 36),
+			settings: match[10],
+			input: match[11],
+			register: match[12],
+		},
+	};
 }
+
+/** Whether two plan ids name the same plan: the same writes, to records as they were read. */
+export const samePlan = (a: PlanIdParts, b: PlanIdParts): boolean =>
+	a.digest === b.digest && [...a.counts].every(([action, count]) => b.counts.get(action) === count);
+
+/** A plan id of the version before this one (p1-…), which covered less. */
+export const isEarlierPlanId = (id: string): boolean =>
+	/^p1-c\d+-u\d+-r\d+-d\d+-m\d+-f\d+-[0-9a-f]{16}$/.test(id.trim());

@@ -97,25 +97,33 @@ export interface Refusal {
 /** What the guard needs of a plan. */
 export interface GuardedPlan {
 	removed: { retired: number; deleted: number };
+	/** Records back in the source whose status the plan sets back from the Missing Records status. */
+	restored?: number;
 	/** Per field label, how many records the plan empties it on. */
 	cleared: Map<string, number>;
-	/** Line items the plan removes from records it updates, of those the records in scope have. */
-	lineItems?: { removed: number; inScope: number };
+	/**
+	 * Line items the plan removes from records it updates, of those the records in scope have,
+	 * and the first few removed, named "record: line".
+	 */
+	lineItems?: { removed: number; inScope: number; named: string[] };
 }
 
 /**
  * Counts one record's clears: each field label whose `before` had a value and `after` has none,
- * once per record (a contract's line items share their fields' labels).
+ * once per record (a contract's line items share their fields' labels), with `more` labels the
+ * caller found cleared otherwise. Gives the record's cleared labels.
  */
 export function countClears(
 	cleared: Map<string, number>,
 	changes: Record<string, { before: unknown; after: unknown }>,
 	label: (field: string) => string,
-): void {
-	const labels = new Set<string>();
+	more: Iterable<string> = [],
+): string[] {
+	const labels = new Set<string>(more);
 	for (const [field, { before, after }] of Object.entries(changes))
 		if (hasValue(before) && !hasValue(after)) labels.add(label(field));
 	for (const name of labels) cleared.set(name, (cleared.get(name) ?? 0) + 1);
+	return [...labels];
 }
 
 const share = (part: number, whole: number) => Math.round((part / whole) * 1000) / 10;
@@ -152,12 +160,22 @@ export function guardRefusals(
 				'A source that lost rows (a partial export) looks like this. Check the source; if the removals are meant, raise Max Removals (%) or Max Removals (Count).',
 		});
 	}
+	const restored = plan.restored ?? 0;
+	if (restored > limit)
+		refusals.push({
+			message: `Sync stopped by its guard: it would restore ${restored} of the ${scopeSize} ${nouns} in scope (${share(restored, scopeSize)} %) from the Missing Records status, more than Max Removals allows (${limit}), which caps restorations too`,
+			description:
+				'A source that suddenly has many records again that were missing (an export that had failed, a scope changed) looks like this. Check the source; if the restorations are meant, raise Max Removals (%) or Max Removals (Count) for this run, or set Returning Records to Leave As It Is.',
+		});
 	if (plan.lineItems) {
-		const { removed, inScope } = plan.lineItems;
+		const { removed, inScope, named } = plan.lineItems;
 		const lineLimit = Math.floor((inScope * limits.removalPercent) / 100);
+		const which = named.length
+			? `: ${named.join(', ')}${removed > named.length ? ` and ${removed - named.length} more` : ''}`
+			: '';
 		if (removed > lineLimit)
 			refusals.push({
-				message: `Sync stopped by its guard: it would remove ${removed} of the ${inScope} line items of the ${nouns} in scope (${share(removed, inScope)} %), more than Max Removals allows (${lineLimit}: ${limits.removalPercent} % of them)`,
+				message: `Sync stopped by its guard: it would remove ${removed} of the ${inScope} line items of the ${nouns} in scope (${share(removed, inScope)} %), more than Max Removals allows (${lineLimit}: ${limits.removalPercent} % of them)${which}`,
 				description:
 					'A source that lost rows (a partial export, a filter on the export) looks like this. Check the source; if the removals are meant, raise Max Removals (%).',
 			});

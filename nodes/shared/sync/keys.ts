@@ -20,7 +20,8 @@ export const keyForm = (key: string): string => key.toLowerCase();
 
 /**
  * Values device firmware and MDM exports put in a serial number (or tag) field when there is
- * none: the SMBIOS fillers, the field's own name, and what virtual machines report
+ * none: the SMBIOS fillers, the field's own name, and what virtual machines report; and what a
+ * procurement export puts in a purchase order number not yet given: TBD, TBA, Pending
  * (../shared/notes/dirty-exports.md). Lines between slashes are regular expressions.
  */
 export const DEFAULT_PLACEHOLDER_KEYS = [
@@ -37,6 +38,9 @@ export const DEFAULT_PLACEHOLDER_KEYS = [
 	'NA',
 	'Unknown',
 	'Invalid',
+	'TBD',
+	'TBA',
+	'Pending',
 	'0123456789',
 	'123456789',
 	'/^0+$/',
@@ -48,15 +52,18 @@ export const DEFAULT_PLACEHOLDER_KEYS = [
 export type PlaceholderTest = (key: string) => boolean;
 
 /**
- * Reads the Placeholder Keys option: one value per line (commas separate too, outside a regular
- * expression), compared case aside; `/.../` is a regular expression, matched case aside. Fails
- * the run naming the line when an expression does not compile.
+ * An option of one key per line (commas separate too, outside a regular expression), cleaned and
+ * in key form, and `/.../` lines as regular expressions matched case aside. Fails the run naming
+ * the option and the line when an expression does not compile.
  */
-export function placeholderTest(node: INode, text: unknown): PlaceholderTest {
+function readKeyLines(
+	node: INode,
+	text: unknown,
+	option: string,
+): { values: Set<string>; patterns: RegExp[] } {
 	const values = new Set<string>();
 	const patterns: RegExp[] = [];
-	const lines = String(text ?? '').split(/\r?\n/);
-	for (const line of lines) {
+	for (const line of String(text ?? '').split(/\r?\n/)) {
 		const trimmed = line.trim();
 		const pattern = /^\/(.+)\/$/.exec(trimmed);
 		if (pattern) {
@@ -65,8 +72,8 @@ export function placeholderTest(node: INode, text: unknown): PlaceholderTest {
 			} catch (error) {
 				throw new NodeOperationError(
 					node,
-					`Placeholder Keys: the line ${JSON.stringify(trimmed)} is not a regular expression (${(error as Error).message})`,
-					{ description: "Nothing was written. Correct the node's Placeholder Keys option." },
+					`${option}: the line ${JSON.stringify(trimmed)} is not a regular expression (${(error as Error).message})`,
+					{ description: `Nothing was written. Correct the node's ${option} option.` },
 				);
 			}
 			continue;
@@ -76,6 +83,27 @@ export function placeholderTest(node: INode, text: unknown): PlaceholderTest {
 			if (key !== undefined) values.add(keyForm(key));
 		}
 	}
+	return { values, patterns };
+}
+
+/**
+ * Reads the Placeholder Keys option: one value per line (commas separate too, outside a regular
+ * expression), compared case aside; `/.../` is a regular expression, matched case aside.
+ */
+export function placeholderTest(node: INode, text: unknown): PlaceholderTest {
+	const { values, patterns } = readKeyLines(node, text, 'Placeholder Keys');
 	if (!values.size && !patterns.length) return () => false;
 	return (key) => values.has(keyForm(key)) || patterns.some((pattern) => pattern.test(key));
+}
+
+/**
+ * Reads a list of key prefixes (one per line, case aside) and `/.../` regular expressions: a key
+ * matches when it starts with a prefix or matches an expression. Empty, it matches nothing.
+ */
+export function prefixTest(node: INode, text: unknown, option: string): PlaceholderTest {
+	const { values, patterns } = readKeyLines(node, text, option);
+	const prefixes = [...values];
+	return (key) =>
+		prefixes.some((prefix) => keyForm(key).startsWith(prefix)) ||
+		patterns.some((pattern) => pattern.test(key));
 }

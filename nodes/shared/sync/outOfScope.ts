@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { findByField } from '../lookup';
 import type { RetryPolicy } from '../transport';
-import type { PlanEntry } from './entries';
+import { fingerprint, type PlanEntry } from './entries';
 import { withArticle } from './identity';
 import { keyForm } from './keys';
 
@@ -71,6 +71,7 @@ export async function outOfScope(
 				item: 'item' in entry ? entry.item : undefined,
 				key: entry.key,
 				error,
+				row: fingerprint('changes' in entry ? entry.changes : entry.key),
 			};
 		}
 		return entry;

@@ -71,13 +71,13 @@ export function countActions(entries: readonly PlanEntry[]): Record<Action, numb
 /** How many records the plan empties a field on (the clears a person may want to see first). */
 export function countCleared(entries: readonly PlanEntry[]): number {
 	return entries.filter(
-		(entry) =>
-			entry.action === 'updated' &&
-			Object.values(entry.changes).some(
-				({ before, after }) => hasValue(before) && !hasValue(after),
-			),
+		(entry) => (entry.action === 'updated' || entry.action === 'restored') && entry.cleared?.length,
 	).length;
 }
+
+/** Records back in the source whose status stays the Missing Records status. */
+const returningLeft = (entries: readonly PlanEntry[]) =>
+	entries.filter((entry) => 'returning' in entry && entry.returning);
 
 /** Pairs an item made from the whole input with every input item. */
 const pairedWithAll = (source: number) =>
@@ -91,6 +91,7 @@ const runFigures = (
 ) => ({
 	...counts,
 	cleared: countCleared(entries),
+	returnedNotRestored: returningLeft(entries).length,
 	scope: facts.scope,
 	source: facts.source,
 	planId: facts.planId,
@@ -144,6 +145,7 @@ function lineOf(entry: PlanEntry, words: RecordWords): { who: string; what: stri
 const TITLES: Record<Action, [planned: string, done: string]> = {
 	created: ['Would create', 'Created'],
 	updated: ['Would update', 'Updated'],
+	restored: ['Would restore (back in the source)', 'Restored (back in the source)'],
 	retired: ['Would retire', 'Retired'],
 	deleted: ['Would delete', 'Deleted'],
 	missing: ['Missing, kept as they are', 'Missing, kept as they are'],
@@ -164,7 +166,7 @@ export function reportItem(
 ): INodeExecutionData {
 	const counts = countActions(entries);
 	const title = (action: Action) => TITLES[action][facts.dryRun ? 0 : 1];
-	const headline = (['created', 'updated', 'retired', 'deleted'] as Action[])
+	const headline = (['created', 'updated', 'restored', 'retired', 'deleted'] as Action[])
 		.filter((action) => counts[action])
 		.map((action) => `${title(action).toLowerCase()} ${counts[action]}`)
 		.join(', ');
@@ -174,14 +176,36 @@ export function reportItem(
 			? `Dry run: nothing was written. The real run would be refused: ${facts.refusals.map((refusal) => refusal.message).join('; ')}.`
 			: 'Dry run: nothing was written.'
 		: 'Written: every change below was confirmed by the service.';
-	const order: Action[] = ['retired', 'deleted', 'updated', 'created', 'failed', 'missing'];
+	const order: Action[] = [
+		'retired',
+		'deleted',
+		'restored',
+		'updated',
+		'created',
+		'failed',
+		'missing',
+	];
+	const section = (heading: string, listed: readonly PlanEntry[]) => ({
+		heading: `${heading} (${listed.length})`,
+		lines: listed.slice(0, limit).map((entry) => lineOf(entry, words)),
+		more: listed.length - Math.min(limit, listed.length),
+	});
 	const sections = order
 		.filter((action) => counts[action])
-		.map((action) => {
-			const listed = entries.filter((entry) => entry.action === action).slice(0, limit);
-			const more = counts[action] - listed.length;
-			return { action, lines: listed.map((entry) => lineOf(entry, words)), more };
-		});
+		.map((action) =>
+			section(
+				title(action),
+				entries.filter((entry) => entry.action === action),
+			),
+		);
+	const returning = returningLeft(entries);
+	// after the removals: records the source has again, which keep the status they were given
+	if (returning.length)
+		sections.splice(
+			order.filter((action) => counts[action] && ['retired', 'deleted'].includes(action)).length,
+			0,
+			section('Back in the source, status left as it is', returning),
+		);
 	const countLine = ACTIONS.filter((action) => counts[action])
 		.map((action) => `${title(action)}: ${counts[action]}`)
 		.join(' · ');
@@ -190,9 +214,9 @@ export function reportItem(
 		status,
 		`Scope: ${facts.scope} ${words.nouns} · source: ${facts.source} rows · ${countLine || 'no records'}`,
 		`Plan id: \`${facts.planId}\``,
-		...sections.flatMap(({ action, lines, more }) => [
+		...sections.flatMap(({ heading, lines, more }) => [
 			'',
-			`*${title(action)} (${counts[action]})*`,
+			`*${heading}*`,
 			...lines.map(({ who, what }) => `- ${who}${what ? `: ${what}` : ''}`),
 			...(more > 0 ? [`- … and ${more} more`] : []),
 		]),
@@ -201,8 +225,8 @@ export function reportItem(
 		`<h2>${escapeHtml(subject)}</h2>`,
 		`<p>${escapeHtml(status)}</p>`,
 		`<p>Scope: ${facts.scope} ${escapeHtml(words.nouns)} · source: ${facts.source} rows · ${escapeHtml(countLine || 'no records')}<br>Plan id: <code>${escapeHtml(facts.planId)}</code></p>`,
-		...sections.flatMap(({ action, lines, more }) => [
-			`<h3>${escapeHtml(title(action))} (${counts[action]})</h3>`,
+		...sections.flatMap(({ heading, lines, more }) => [
+			`<h3>${escapeHtml(heading)}</h3>`,
 			'<ul>',
 			...lines.map(
 				({ who, what }) =>

@@ -11,7 +11,21 @@ import { errorItem, InvalidItemError, toItemError } from '../runItems';
 import type { ResourceSchema } from '../schema/fields';
 import { isPlainObject } from '../schema/values';
 import { collect, MAX_PAGE_SIZE, paginate, type RetryPolicy } from '../transport';
-import { PLANNED, planId, planIdCounts, type Action, type PlanEntry } from './entries';
+import {
+	canonical,
+	isEarlierPlanId,
+	PLANNED,
+	planId,
+	readPlanId,
+	samePlan,
+	SetDigest,
+	shortDigest,
+	WRITES,
+	type Action,
+	type PlanBasis,
+	type PlanEntry,
+	type PlanIdParts,
+} from './entries';
 import { refuseEmptyScope, throwRefusal, type Refusal } from './guard';
 import {
 	countActions,
@@ -134,10 +148,159 @@ function readDryRun(context: IExecuteFunctions): boolean {
 	return !(applies && String(context.getNodeParameter('applyOnlyPlan', 0, '') ?? '').trim());
 }
 
+/** Parameters that decide how a run goes, not what its plan is. */
+const NOT_THE_PLAN = new Set([
+	'dryRun',
+	'applyOnlyPlan',
+	'toolMode',
+	'maxRemovalPercent',
+	'maxRemovals',
+	'maxClearPercent',
+	'syncNotice',
+]);
+const OPTIONS_NOT_THE_PLAN = new Set([
+	'output',
+	'reportLimit',
+	'pageSize',
+	'maxAttempts',
+	'maxRetryWaitSeconds',
+	'timeoutSeconds',
+]);
+
+/** When a record was last modified, in ms since 1970 (NaN: the service does not say). */
+const modifiedAt = (record: IDataObject): number =>
+	typeof record.lastModifiedDtm === 'string' ? Date.parse(record.lastModifiedDtm) : NaN;
+
+/**
+ * What the plan is made from besides its entries: the newest modification in the scope, and short
+ * digests of the settings that shape the plan, the input items and the scope as read.
+ */
+export function planBasis(
+	context: IExecuteFunctions,
+	scope: readonly IDataObject[],
+	inputs: readonly IDataObject[],
+): PlanBasis {
+	const parameters = context.getNode().parameters as IDataObject;
+	const settings = Object.fromEntries(
+		Object.entries(parameters)
+			.filter(([name]) => !NOT_THE_PLAN.has(name))
+			.map(([name, value]) =>
+				name === 'options' && isPlainObject(value)
+					? [
+							name,
+							Object.fromEntries(
+								Object.entries(value).filter(([option]) => !OPTIONS_NOT_THE_PLAN.has(option)),
+							),
+						]
+					: [name, value],
+			),
+	);
+	// the items as given, order aside: what the settings read from them is the plan's part
+	const input = new SetDigest();
+	for (const json of inputs) input.add(canonical(json));
+	const register = new SetDigest();
+	let newest = 0;
+	for (const record of scope) {
+		const at = modifiedAt(record);
+		if (at > newest) newest = at;
+		register.add(
+			Number.isNaN(at)
+				? canonical(record)
+				: `${String(record.id)}|${String(record.lastModifiedDtm)}`,
+		);
+	}
+	return {
+		newest,
+		settings: shortDigest(canonical(settings)),
+		input: input.short(),
+		register: register.short(),
+	};
+}
+
+/** The counts per action as a refusal lists them: "create 1, update 2, ...". */
+const countsSaid = (count: (action: Action) => number) =>
+	(['created', 'updated', 'restored', 'retired', 'deleted', 'missing', 'failed'] as Action[])
+		.map((action) => `${PLANNED[action]} ${count(action)}`)
+		.join(', ');
+
+/** The record an entry is about, named as a report names it: key (name · holder). */
+function named(entry: PlanEntry | undefined, record: IDataObject, words: RecordWords): string {
+	const { name, holder } = words.describe(record);
+	const key = entry?.key ?? (record[words.keyField] as string | undefined) ?? String(record.id);
+	const said = [name && `"${name}"`, holder].filter(Boolean).join(' · ');
+	return `${key}${said ? ` (${said})` : ''}`;
+}
+
+/**
+ * What moved between the approved plan and this one, as far as the ids tell: records in scope
+ * modified after the newest one the dry run read (named, with who modified them and what the
+ * plan now does to them), the input, the node's settings.
+ */
+function whatMoved(
+	then: PlanIdParts,
+	now: PlanIdParts,
+	plan: readonly PlanEntry[],
+	scope: readonly IDataObject[],
+	words: RecordWords,
+): { headline: string; lines: string[] } {
+	const lines: string[] = [];
+	const heads: string[] = [];
+	const since = then.basis.newest;
+	const edited = since ? scope.filter((record) => modifiedAt(record) > since) : [];
+	if (edited.length) {
+		const entries = new Map<unknown, PlanEntry>();
+		for (const entry of plan)
+			if ('record' in entry && entry.record) entries.set(entry.record.id, entry);
+		// those this plan writes or removes first
+		const touched = (record: IDataObject) =>
+			WRITES.includes(entries.get(record.id)?.action as Action) ? 0 : 1;
+		const shown = [...edited].sort((a, b) => touched(a) - touched(b)).slice(0, 5);
+		const said = shown.map((record) => {
+			const entry = entries.get(record.id);
+			const by = isPlainObject(record.lastModifiedBy)
+				? (record.lastModifiedBy.name ?? record.lastModifiedBy.email)
+				: undefined;
+			const does =
+				entry && entry.action !== 'unchanged'
+					? `the plan now would ${PLANNED[entry.action]} it`
+					: 'the plan now leaves it as it is';
+			return `${named(entry, record, words)}, modified ${String(record.lastModifiedDtm)}${by ? ` by ${String(by)}` : ''}: ${does}`;
+		});
+		const more = edited.length - shown.length;
+		heads.push(
+			`${edited.length === 1 ? `the ${words.noun} ${named(entries.get(edited[0].id), edited[0], words).split(' (')[0]} was` : `${edited.length} ${words.nouns} in scope were`} edited since the dry run`,
+		);
+		lines.push(
+			`Edited since the dry run: ${said.join('; ')}${more > 0 ? `; and ${more} more` : ''}.`,
+		);
+	} else if (then.basis.register !== now.basis.register) {
+		heads.push('the register changed since the dry run');
+		lines.push(
+			`The register changed since the dry run: ${words.nouns} in scope were added, removed or edited.`,
+		);
+	}
+	if (then.basis.input !== now.basis.input) {
+		heads.push("the input differs from the dry run's");
+		lines.push("The input differs from the dry run's: rows were added, removed or changed.");
+	}
+	if (then.basis.settings !== now.basis.settings) {
+		heads.push("the node's settings differ from the dry run's");
+		lines.push(
+			"The node's settings differ from the dry run's (fields, mapping, scope, Missing Records or an option): the run that applies a plan must be set up as the dry run that made it.",
+		);
+	}
+	if (!heads.length) {
+		heads.push('the register changed since the dry run');
+		lines.push('The register changed since the dry run.');
+	}
+	return { headline: heads.join(', and '), lines };
+}
+
 /**
  * Apply Only Plan: the run's plan must be the approved one. Otherwise nothing is written, and the
- * refusal says what changed: the counts per action then and now, and the first records of the
- * actions whose counts moved (of every write, when only the records or their changes did).
+ * refusal says what changed: which records were edited since the dry run (and by whom), whether
+ * the input or the node's settings differ, the counts per action then and now, and the first
+ * records of the actions whose counts moved (of every write, when only the records did).
  */
 function refuseOtherPlan(
 	context: IExecuteFunctions,
@@ -145,18 +308,18 @@ function refuseOtherPlan(
 	plan: readonly PlanEntry[],
 	id: string,
 	words: RecordWords,
+	scope: readonly IDataObject[],
 ): void {
 	if (!approved || approved === id) return;
-	const then = planIdCounts(approved);
-	const now = countActions(plan);
-	const writes: Action[] = ['created', 'updated', 'retired', 'deleted'];
-	const counted = (counts: (action: Action) => number) =>
-		(['created', 'updated', 'retired', 'deleted', 'missing', 'failed'] as Action[])
-			.map((action) => `${PLANNED[action]} ${counts(action)}`)
-			.join(', ');
-	const moved = then ? writes.filter((action) => then.get(action) !== now[action]) : writes;
+	const now = readPlanId(id)!;
+	const then = readPlanId(approved);
+	if (then && samePlan(then, now)) return;
+	const counted = countActions(plan);
+	const moved = then
+		? WRITES.filter((action) => then.counts.get(action) !== counted[action])
+		: [...WRITES];
 	const first = plan
-		.filter((entry) => (moved.length ? moved : writes).includes(entry.action))
+		.filter((entry) => (moved.length ? moved : WRITES).includes(entry.action))
 		.slice(0, 5)
 		.map((entry) => {
 			const record =
@@ -164,16 +327,22 @@ function refuseOtherPlan(
 			const { name } = words.describe(record ?? {});
 			return `${PLANNED[entry.action]} ${entry.key ?? String(record?.id)}${name ? ` (${name})` : ''}`;
 		});
+	const moves = then ? whatMoved(then, now, plan, scope, words) : undefined;
+	const notAnId = isEarlierPlanId(approved)
+		? `"${approved}" is a plan ID of an earlier version of this node, which covered less of what a plan touches.`
+		: `"${approved}" is not a plan ID (a dry run's output carries one in planId).`;
 	throw new NodeOperationError(
 		context.getNode(),
-		`Sync refused: the plan is not the one approved (approved ${approved}, now ${id})`,
+		`Sync refused: the plan is not the one approved${moves ? `: ${moves.headline}` : ''}`,
 		{
 			description: [
-				'Nothing was written. The register or the input changed between the dry run and this run.',
+				'Nothing was written.',
+				...(moves?.lines ?? [notAnId]),
 				then
-					? `Approved: ${counted((action) => then.get(action) ?? 0)}. Now: ${counted((action) => now[action])}.`
-					: `"${approved}" is not a plan ID (a dry run's output carries one in planId).`,
+					? `Approved: ${countsSaid((action) => then.counts.get(action) ?? 0)}. Now: ${countsSaid((action) => counted[action])}.`
+					: '',
 				first.length ? `The plan now would: ${first.join('; ')}.` : '',
+				`Approved plan ID: ${approved}; now: ${id}.`,
 				'Run the dry run again and approve its plan.',
 			]
 				.filter(Boolean)
@@ -193,19 +362,23 @@ export function concludePlan(
 		refusals,
 		words,
 		continueOnFail,
+		scope,
+		inputs,
 	}: {
 		plan: readonly PlanEntry[];
 		refusals: readonly Refusal[];
 		words: RecordWords;
 		continueOnFail: boolean;
+		scope: readonly IDataObject[];
+		inputs: readonly IDataObject[];
 	},
 ): Pick<RunFacts, 'planId' | 'dryRun' | 'refusals'> {
 	const dryRun = readDryRun(context);
-	const id = planId(plan);
+	const id = planId(plan, planBasis(context, scope, inputs));
 	if (!dryRun) {
 		throwRefusal(context.getNode(), refusals);
 		const approved = String(context.getNodeParameter('applyOnlyPlan', 0, '') ?? '').trim();
-		refuseOtherPlan(context, approved, plan, id, words);
+		refuseOtherPlan(context, approved, plan, id, words, scope);
 	}
 	const failed = plan.find((entry) => entry.action === 'failed');
 	if (failed?.action === 'failed' && !continueOnFail)
@@ -214,9 +387,10 @@ export function concludePlan(
 }
 
 /**
- * The records in scope, from one walk of the list with the Scope's filter. A scope that gives no
- * filter is refused unless it is None; missing is known only from a complete walk, so a walk that
- * fails writes nothing, and so does one that does not look whole (see checkWhole).
+ * The records in scope, from one walk of the list with the Scope's filter (given too: what a run
+ * writes must land in it). A scope that gives no filter is refused unless it is None; missing is
+ * known only from a complete walk, so a walk that fails writes nothing, and so does one that does
+ * not look whole (see checkWhole).
  */
 export async function walkScope(
 	context: IExecuteFunctions,
@@ -237,7 +411,7 @@ export async function walkScope(
 		retry: RetryPolicy;
 		options: IDataObject;
 	} & Pick<FilterInputOptions, 'listField' | 'customFieldTypes'>,
-): Promise<IDataObject[]> {
+): Promise<{ records: IDataObject[]; filter?: FilterNode }> {
 	const filterMode = context.getNodeParameter('filterMode', 0, 'none');
 	const filter = await readFilter(schema, {
 		getParameter: (name, fallback) => context.getNodeParameter(name, 0, fallback),
@@ -267,7 +441,7 @@ export async function walkScope(
 		async () =>
 			await list(last === undefined ? filter : all(filter, compare('id', 'gt', String(last))), 1),
 	);
-	return records;
+	return { records, filter };
 }
 
 /**

@@ -1,37 +1,70 @@
 import fc from 'fast-check';
-import { planId, planIdCounts, type PlanEntry } from '../../../nodes/shared/sync/entries';
+import {
+	fingerprint,
+	planId,
+	readPlanId,
+	samePlan,
+	SetDigest,
+	type PlanBasis,
+	type PlanEntry,
+} from '../../../nodes/shared/sync/entries';
 
-const update = (id: string, before: unknown, after: unknown): PlanEntry => ({
+const basis: PlanBasis = { newest: 0, settings: 'aaaaaa', input: 'bbbbbb', register: 'cccccc' };
+
+const update = (id: string, before: unknown, after: unknown, record = {}): PlanEntry => ({
 	action: 'updated',
 	item: 0,
 	key: id,
-	record: { id },
+	record: { id, ...record },
 	patch: { deviceName: after as string },
 	changes: { deviceName: { before, after } },
 });
 
+const refused = (item: number, row: object): PlanEntry => ({
+	action: 'failed',
+	item,
+	key: 'K',
+	error: new Error(`refused [item ${item}]`),
+	row: fingerprint(row),
+});
+
 describe('plan ids', () => {
-	test('the counts per action, then a 64-bit digest; unchanged records are left out', () => {
-		const id = planId([
-			update('a', 'x', 'y'),
-			{ action: 'unchanged', item: 1, key: 'b', record: { id: 'b' } },
-			{ action: 'deleted', key: 'c', record: { id: 'c' } },
-		]);
-		expect(id).toMatch(/^p1-c0-u1-r0-d1-m0-f0-[0-9a-f]{16}$/);
-		expect(planIdCounts(id)).toEqual(
+	test('the counts per action, a 64-bit digest and the basis; unchanged records are left out', () => {
+		const id = planId(
+			[
+				update('a', 'x', 'y'),
+				{ action: 'unchanged', item: 1, key: 'b', record: { id: 'b' } },
+				{ action: 'deleted', key: 'c', record: { id: 'c' } },
+			],
+			{ ...basis, newest: Date.UTC(2026, 10, 28, 10, 15) },
+		);
+		expect(id).toMatch(/^p2-c0-u1-s0-r0-d1-m0-f0-[0-9a-f]{16}-t[0-9a-z]+-oaaaaaa-ibbbbbb-gcccccc$/);
+		const parts = readPlanId(id)!;
+		expect(parts.counts).toEqual(
 			new Map([
 				['created', 0],
 				['updated', 1],
+				['restored', 0],
 				['retired', 0],
 				['deleted', 1],
 				['missing', 0],
 				['failed', 0],
 			]),
 		);
-		expect(planIdCounts('p1-something')).toBeUndefined();
+		expect(parts.basis).toEqual({
+			newest: Date.UTC(2026, 10, 28, 10, 15),
+			settings: 'aaaaaa',
+			input: 'bbbbbb',
+			register: 'cccccc',
+		});
+		expect(readPlanId('p2-something')).toBeUndefined();
+		expect(readPlanId('p1-c0-u1-r0-d1-m0-f0-0123456789abcdef')).toBeUndefined();
 		// an unchanged record more or less is the same plan
 		expect(
-			planId([update('a', 'x', 'y'), { action: 'deleted', key: 'c', record: { id: 'c' } }]),
+			planId([update('a', 'x', 'y'), { action: 'deleted', key: 'c', record: { id: 'c' } }], {
+				...basis,
+				newest: Date.UTC(2026, 10, 28, 10, 15),
+			}),
 		).toBe(id);
 	});
 
@@ -47,27 +80,97 @@ describe('plan ids', () => {
 				fc.nat(3),
 				(entries, pick) => {
 					const plan = entries.map((e) => update(e.id, e.before, e.after));
-					const id = planId(plan);
-					expect(planId([...plan].reverse())).toBe(id);
+					const id = planId(plan, basis);
+					expect(planId([...plan].reverse(), basis)).toBe(id);
 					const changed = entries.map((e, index) =>
 						index === pick % entries.length ? { ...e, after: `${String(e.after)}!` } : e,
 					);
-					expect(planId(changed.map((e) => update(e.id, e.before, e.after)))).not.toBe(id);
+					expect(
+						planId(
+							changed.map((e) => update(e.id, e.before, e.after)),
+							basis,
+						),
+					).not.toBe(id);
 					const deleted = plan.map((e, index): PlanEntry =>
 						index === pick % plan.length
 							? { action: 'deleted', key: e.key, record: { id: e.key } }
 							: e,
 					);
-					expect(planId(deleted)).not.toBe(id);
+					expect(planId(deleted, basis)).not.toBe(id);
 				},
 			),
 		);
 	});
 
+	test('a record the plan writes or removes is covered as it was read: an edit of it is another plan', () => {
+		const asRead = { deviceName: 'Device 5', lastModifiedDtm: '2026-11-28T09:00:00.000Z' };
+		const deletion = (record: object): PlanEntry => ({
+			action: 'deleted',
+			key: 'SYNC-5',
+			record: { id: '5', ...record },
+		});
+		const id = planId([deletion(asRead)], basis);
+		expect(planId([deletion({ ...asRead, notes: 'DO NOT DELETE' })], basis)).not.toBe(id);
+		expect(
+			planId([deletion({ ...asRead, lastModifiedDtm: '2026-11-28T10:00:00.000Z' })], basis),
+		).not.toBe(id);
+		// an update covers its record whole too, not only the fields it changes
+		const updated = planId([update('a', 'x', 'y', asRead)], basis);
+		expect(
+			planId([update('a', 'x', 'y', { ...asRead, assignedToEmail: 'bob@example.com' })], basis),
+		).not.toBe(updated);
+		// a record the plan leaves unchanged is not the plan's: its edits do not change the id
+		const unchanged = (record: object): PlanEntry => ({
+			action: 'unchanged',
+			item: 3,
+			key: 'b',
+			record: { id: 'b', ...record },
+		});
+		expect(planId([deletion(asRead), unchanged({ notes: 'x' })], basis)).toBe(
+			planId([deletion(asRead), unchanged({ notes: 'y' })], basis),
+		);
+	});
+
+	test('a refused row counts by what it says, not by where it is', () => {
+		const row = { key: 'K', values: { deviceName: 'A' }, item: 4 };
+		const id = planId([refused(4, row)], basis);
+		expect(planId([refused(9, { ...row, item: 9 })], basis)).toBe(id);
+		expect(planId([refused(4, { ...row, values: { deviceName: 'B' } })], basis)).not.toBe(id);
+		// a contract's lines are gathered from its rows in input order: their order is no change
+		const lines = [
+			{ key: 'L1', item: 1, path: 'lineItem' },
+			{ key: 'L2', item: 2, path: 'lineItem' },
+		];
+		expect(fingerprint({ key: 'PO-1', lines })).toBe(
+			fingerprint({ key: 'PO-1', lines: [...lines].reverse() }),
+		);
+	});
+
+	test('the basis is no part of the plan: ids with other bases name the same plan', () => {
+		const plan = [update('a', 'x', 'y')];
+		const one = readPlanId(planId(plan, basis))!;
+		const other = readPlanId(
+			planId(plan, { newest: 99, settings: '111111', input: '222222', register: '333333' }),
+		)!;
+		expect(samePlan(one, other)).toBe(true);
+		expect(samePlan(one, readPlanId(planId([update('a', 'x', 'z')], basis))!)).toBe(false);
+	});
+
+	test('a set digest is the same whatever the order, and counts each text', () => {
+		const digest = (texts: string[]) => {
+			const set = new SetDigest();
+			for (const text of texts) set.add(text);
+			return set.short();
+		};
+		expect(digest(['a', 'b', 'c'])).toBe(digest(['c', 'a', 'b']));
+		expect(digest(['a', 'b'])).not.toBe(digest(['a', 'b', 'b']));
+		expect(digest(['a', 'b'])).not.toBe(digest(['a', 'c']));
+	});
+
 	test('10,000 plans that differ in one value each: 10,000 ids', () => {
 		const ids = new Set<string>();
 		for (let n = 0; n < 10_000; n++)
-			ids.add(planId([update('a', 'x', `y${n}`), update('b', n, 'z')]));
+			ids.add(planId([update('a', 'x', `y${n}`), update('b', n, 'z')], basis));
 		expect(ids.size).toBe(10_000);
 	});
 });
