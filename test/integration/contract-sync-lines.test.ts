@@ -111,7 +111,7 @@ describe('Contract Sync: line items as safe as assets (issue 38)', () => {
 		expect(lineKeys('PO-3')).toEqual(['PO-3-L1', 'PO-3-L2', 'PO-3-L3']);
 		expect(items.filter((item) => item.json.error).map((item) => item.json.error)).toEqual([
 			'External ID (externalId) is empty: the row cannot be matched to a contract. The row above (item 9) is of the contract "PO-3": an export with merged cells gives the number on a contract\'s first row only; fill the column down in the export [item 10]',
-			'External ID (externalId) is empty: the row cannot be matched to a contract [item 11]',
+			'External ID (externalId) is empty: the row cannot be matched to a contract. The row above (item 9) is of the contract "PO-3": an export with merged cells gives the number on a contract\'s first row only; fill the column down in the export [item 11]',
 		]);
 		expect(writes()).toEqual([]);
 	});
@@ -332,6 +332,34 @@ describe('Contract Sync: line items as safe as assets (issue 38)', () => {
 		expect(empty.message).toBe(
 			'Line Item External IDs is empty: give the prefixes (or /.../) of the line items the source owns',
 		);
+	});
+
+	test('contracts land in their scope: a new one gets the vendor the scope fixes; one created or changed outside it is refused naming the condition', async () => {
+		const scope = { filterExpression: 'externalId sw "PO-" and vendorName eq "Acme Software"' };
+		const withoutVendor = rowsOf(order(5)).map(({ vendorName: _vendor, ...row }) => row);
+		const [created] = await sync([...feed(...seeded), ...withoutVendor], scope);
+		expect(byKey(created, 'PO-5').action).toBe('created');
+		expect(stored('PO-5').vendorName).toBe('Acme Software');
+
+		sandbox.resetStats();
+		const globex = { ...order(6), vendorName: 'Globex' };
+		const [outside] = await sync([...feed(...seeded), ...rowsOf(globex)], scope, {
+			continueOnFail: true,
+		});
+		expect(outside.find((item) => item.json.error)!.json.error).toBe(
+			'The new contract "PO-6" would be outside the scope once created: it would not meet vendorName eq "Acme Software", so the next run would not find it. Give the row a value that meets the scope (a field the scope fixes with eq is given to new contracts), or widen the scope [item 12]',
+		);
+		const [changed] = await sync(
+			feed(order(1), { ...order(2), vendorName: 'Globex' }, order(3), order(4)),
+			scope,
+			{ continueOnFail: true },
+		);
+		expect(changed.find((item) => item.json.error)!.json.error).toMatch(
+			/^The contract "PO-2" \([0-9a-f]{24}\) would be outside the scope once changed: it would not meet vendorName eq "Acme Software"/,
+		);
+		expect(writes()).toEqual([]);
+		expect(sandbox.store.contracts.findByExternalId('PO-6')).toBeUndefined();
+		expect(stored('PO-2').vendorName).toBe('Acme Software');
 	});
 
 	test('an approval does not cover a contract that gained lines, a document and a note after the dry run', async () => {

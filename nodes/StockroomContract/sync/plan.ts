@@ -211,10 +211,28 @@ export function lineOwnership(
 	return (key) => shapes.has(lineKeyShape(key));
 }
 
-/** A refused row without a key under a row of a contract: a merged cell, the hint says. */
-function mergedCellHint(source: ContractSource, previous: ContractSource | undefined): string {
-	if (source.key !== undefined || source.placeholder !== undefined || !previous?.key) return '';
-	return `. The row above (item ${previous.items.at(-1)}) is of the contract "${previous.key}": an export with merged cells gives the number on a contract's first row only; fill the column down in the export`;
+/**
+ * For rows without External ID under a row of a contract (only blank rows between): a merged
+ * cell, the hint says, naming the row with the number. Gives the hint per blank row's item.
+ */
+function mergedCellHints(sources: readonly ContractSource[]): Map<number, string> {
+	const byItem = new Map<number, ContractSource>();
+	for (const source of sources) for (const item of source.items) byItem.set(item, source);
+	const blank = (source: ContractSource | undefined) =>
+		source !== undefined && source.key === undefined && source.placeholder === undefined;
+	const hints = new Map<number, string>();
+	for (const source of sources) {
+		if (!blank(source)) continue;
+		let above = source.item - 1;
+		while (blank(byItem.get(above))) above--;
+		const numbered = byItem.get(above);
+		if (numbered?.key !== undefined)
+			hints.set(
+				source.item,
+				`. The row above (item ${above}) is of the contract "${numbered.key}": an export with merged cells gives the number on a contract's first row only; fill the column down in the export`,
+			);
+	}
+	return hints;
 }
 
 /**
@@ -251,17 +269,15 @@ export function planContracts(
 			!resolution.named.has(record) &&
 			recordKey(record, 'externalId', own.isPlaceholder) !== undefined,
 	});
-	let previous: ContractSource | undefined;
+	const hints = mergedCellHints(sources);
 	for (const source of sources) {
 		const target = resolution.targets.get(source.item)!;
 		const { items } = source;
 		const key = source.key ?? source.placeholder;
 		const fail = (error: Error, item = source.item) =>
 			entries.push({ action: 'failed', item, key, error, row: fingerprint(source) });
-		const above = previous;
-		previous = source;
 		if (target.kind === 'refused') {
-			fail(new Error(`${target.message}${mergedCellHint(source, above)}`));
+			fail(new Error(`${target.message}${hints.get(source.item) ?? ''}`));
 			continue;
 		}
 		if (source.error) {

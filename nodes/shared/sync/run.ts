@@ -223,12 +223,15 @@ const countsSaid = (count: (action: Action) => number) =>
 		.map((action) => `${PLANNED[action]} ${count(action)}`)
 		.join(', ');
 
+/** A record's key as the plan names it: its entry's, else its own, else its id. */
+const keyOf = (entry: PlanEntry | undefined, record: IDataObject, words: RecordWords): string =>
+	entry?.key ?? (record[words.keyField] as string | undefined) ?? String(record.id);
+
 /** The record an entry is about, named as a report names it: key (name · holder). */
 function named(entry: PlanEntry | undefined, record: IDataObject, words: RecordWords): string {
 	const { name, holder } = words.describe(record);
-	const key = entry?.key ?? (record[words.keyField] as string | undefined) ?? String(record.id);
 	const said = [name && `"${name}"`, holder].filter(Boolean).join(' · ');
-	return `${key}${said ? ` (${said})` : ''}`;
+	return `${keyOf(entry, record, words)}${said ? ` (${said})` : ''}`;
 }
 
 /**
@@ -268,7 +271,7 @@ function whatMoved(
 		});
 		const more = edited.length - shown.length;
 		heads.push(
-			`${edited.length === 1 ? `the ${words.noun} ${named(entries.get(edited[0].id), edited[0], words).split(' (')[0]} was` : `${edited.length} ${words.nouns} in scope were`} edited since the dry run`,
+			`${edited.length === 1 ? `the ${words.noun} ${keyOf(entries.get(edited[0].id), edited[0], words)} was` : `${edited.length} ${words.nouns} in scope were`} edited since the dry run`,
 		);
 		lines.push(
 			`Edited since the dry run: ${said.join('; ')}${more > 0 ? `; and ${more} more` : ''}.`,
