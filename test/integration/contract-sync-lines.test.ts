@@ -248,6 +248,13 @@ describe('Contract Sync: line items as safe as assets (issue 38)', () => {
 		expect(byKey(deleted, 'PO-1').action).toBe('deleted');
 		await seed(seeded);
 
+		// a note a person wrote on the line goes with it: it is the same line on its new order
+		await person.editContract('PO-1', (current) => ({
+			...current,
+			lineItems: (current.lineItems as IDataObject[]).map((given) =>
+				given.externalId === 'PO-1-L3' ? { ...given, notes: 'Checked with finance' } : given,
+			),
+		}));
 		const [items] = await sync(input, { missingLineItems: 'remove' });
 		expect(byKey(items, 'PO-1')).toMatchObject({
 			action: 'updated',
@@ -259,6 +266,10 @@ describe('Contract Sync: line items as safe as assets (issue 38)', () => {
 		});
 		expect(lineKeys('PO-1')).toEqual(['PO-1-L1', 'PO-1-L2']);
 		expect(lineKeys('PO-2')).toEqual(['PO-2-L1', 'PO-2-L2', 'PO-2-L3', 'PO-1-L3']);
+		expect((stored('PO-2').lineItems as IDataObject[])[3]).toMatchObject({
+			externalId: 'PO-1-L3',
+			notes: 'Checked with finance',
+		});
 		const total = (contracts: IDataObject[]) =>
 			contracts.reduce(
 				(sum, contract) =>

@@ -70,6 +70,8 @@ export interface LineRules {
 	 * removes only those (never a line a person added with a reference of their own).
 	 */
 	owned: (key: string) => boolean;
+	/** Lines (key form) moving here from another contract, as they are there. */
+	arriving?: ReadonlyMap<string, IDataObject>;
 }
 
 export interface LineDiff {
@@ -133,11 +135,14 @@ export function diffLines(
 		said.add(form);
 		const current = byForm.get(form);
 		if (!current) {
-			changes[lineChangeKey(line.key)] = {
+			// a line moving from another contract keeps what the source does not own (its notes)
+			const moved = rules.arriving?.get(form);
+			const externalId = moved ? String(moved.externalId) : line.key;
+			changes[lineChangeKey(externalId)] = {
 				before: null,
-				after: { externalId: line.key, ...withoutNulls(line.values) },
+				after: withValues(moved ?? { externalId }, line.values),
 			};
-			patch.set.push({ form, externalId: line.key, values: line.values });
+			patch.set.push({ form, externalId, values: line.values, ...(moved ? { moved } : {}) });
 			continue;
 		}
 		const shownKey = cleanKey(current.externalId)!;
@@ -257,6 +262,6 @@ export function applyLinePatch(lines: readonly IDataObject[], patch: LineItemPat
 		result.push(given ? withValues(line, given.values) : line);
 	}
 	for (const given of set.values())
-		result.push(withValues({ externalId: given.externalId }, given.values));
+		result.push(withValues(given.moved ?? { externalId: given.externalId }, given.values));
 	return [...result, ...(patch.anonymous ?? [])];
 }

@@ -92,6 +92,8 @@ interface LineMoves {
 	notes: Map<IDataObject | ContractSource, string[]>;
 	/** Contracts refused: a line they would add stays on another contract too. */
 	refused: Map<ContractSource, string>;
+	/** Per contract, the lines moving to it (key form), as they are on the contract they leave. */
+	arriving: Map<ContractSource, Map<string, IDataObject>>;
 }
 
 /**
@@ -114,7 +116,7 @@ function lineMoves(
 		deletesMissing,
 	}: { removes: (key: string) => boolean; deletesMissing: (record: IDataObject) => boolean },
 ): LineMoves {
-	const moves: LineMoves = { notes: new Map(), refused: new Map() };
+	const moves: LineMoves = { notes: new Map(), refused: new Map(), arriving: new Map() };
 	const holder = new Map<string, IDataObject | null>();
 	for (const record of scope) {
 		for (const line of Array.isArray(record.lineItems) ? (record.lineItems as IDataObject[]) : []) {
@@ -181,13 +183,21 @@ function lineMoves(
 	for (const source of taking) {
 		if (moves.refused.has(source)) continue;
 		for (const line of source.lines ?? []) {
-			const from = line.key === undefined ? undefined : holder.get(keyForm(line.key));
+			if (line.key === undefined) continue;
+			const form = keyForm(line.key);
+			const from = holder.get(form);
 			if (!from || from === selfOf.get(source)) continue;
 			note(from, `Line Item ${line.key} moves to the contract "${source.key}"`);
 			note(
 				source,
 				`Line Item ${line.key} moves here from the contract "${String(from.externalId)}"`,
 			);
+			const moved = storedLines(from, own.timezone).find((stored) => {
+				const storedKey = cleanKey(stored.externalId);
+				return storedKey !== undefined && keyForm(storedKey) === form;
+			});
+			const arriving = moves.arriving.get(source) ?? new Map<string, IDataObject>();
+			moves.arriving.set(source, arriving.set(form, moved!));
 		}
 	}
 	return moves;
@@ -323,6 +333,7 @@ export function planContracts(
 			? diffLines(lines, source.lines, own, {
 					holdBack,
 					owned,
+					arriving: moves.arriving.get(source),
 				})
 			: undefined;
 		if (diff?.error) {

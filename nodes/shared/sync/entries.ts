@@ -16,8 +16,11 @@ export interface Change {
  * write, so lines the plan does not name stay as they are then.
  */
 export interface LineItemPatch {
-	/** Owned values of lines the source has: over the line with that key, else a new line. */
-	set: Array<{ form: string; externalId: string; values: IDataObject }>;
+	/**
+	 * Owned values of lines the source has: over the line with that key, else a new line (over
+	 * `moved`, the line as it was on the contract it moves from: its other fields go with it).
+	 */
+	set: Array<{ form: string; externalId: string; values: IDataObject; moved?: IDataObject }>;
 	/** Key forms of the lines the source no longer has that go. */
 	remove: string[];
 	/** Lines without External ID that replace the record's own (the source owns the whole list). */
