@@ -21,6 +21,12 @@ import {
  */
 
 type Node = { name: string; type: string; parameters: IDataObject };
+/** The service desk's tool: another client app of the service, which people edit the register with. */
+const SERVICE_DESK = {
+	id: 'service-desk',
+	secret: 'service-desk-secret',
+	scopes: ['Assets.Read', 'Assets.Write'],
+};
 const MANUAL = 'When clicking ‘Execute workflow’';
 const example = (file: string) =>
 	structuredClone(exampleWorkflows().find((entry) => entry.file === file)!.workflow);
@@ -54,6 +60,19 @@ describe('a sync a person approves, in real n8n', () => {
 		sandbox.store.assets.all().filter((asset) => String(asset.externalId).startsWith('MDM-'));
 	const writes = () =>
 		sandbox.journal().filter((call) => call.path.startsWith('/api/') && call.method !== 'GET');
+	/** Another client app edits an asset over HTTP (lastModifiedDtm and lastModifiedBy move). */
+	async function serviceDeskEdit(id: unknown, patch: IDataObject): Promise<IDataObject> {
+		const answer = await fetch(`${sandbox.url}/api/assets/v1/${String(id)}`, {
+			method: 'PATCH',
+			headers: {
+				Authorization: `Bearer ${sandbox.token(undefined, SERVICE_DESK.id)}`,
+				'Content-Type': 'application/json',
+			},
+			body: JSON.stringify(patch),
+		});
+		expect(answer.status).toBe(200);
+		return (await answer.json()) as IDataObject;
+	}
 
 	/** Runs a workflow from its manual trigger; resolves when it waits or ends. */
 	async function run(workflowId: string): Promise<StoredExecution> {
@@ -76,7 +95,7 @@ describe('a sync a person approves, in real n8n', () => {
 	}
 
 	beforeAll(async () => {
-		sandbox = await createSandbox();
+		sandbox = await createSandbox({ clients: [SERVICE_DESK] });
 		home = await createN8nHome({ env: { GENERIC_TIMEZONE: 'UTC' } });
 		await home.importCredential({ ...EXAMPLE_CREDENTIAL, ...sandboxCredentialInput(sandbox) });
 		server = await home.start();
@@ -157,14 +176,66 @@ describe('a sync a person approves, in real n8n', () => {
 		await home.importWorkflows([tonight]);
 		sandbox.resetStats();
 		const waiting = await run(tonight.id!);
-		// someone renames a device by hand while the request waits
+		expect(waiting.status).toBe('waiting');
+		// someone renames a device at the service desk while the request waits: the plan now renames it back
 		const anna = exported().find((asset) => asset.deviceName === 'MBP-ANNA')!;
-		sandbox.store.assets.put({ ...anna, deviceName: 'Anna (renamed by hand)' });
+		const edited = await serviceDeskEdit(anna.id, { deviceName: 'Anna (renamed by hand)' });
+		sandbox.resetStats();
 		const done = await click(waiting, 'approveUrl');
 		expect(done.status).toBe('error');
-		expect(done.error?.message).toMatch(/^Sync refused: the plan is not the one approved/);
 		expect(done.error?.node).toBe('Plan changed: fail the run');
+		const lines = done.error!.message.split('\n');
+		expect(lines[0]).toBe(
+			'Sync refused: the plan is not the one approved: the asset C02MDM0001 was edited since the dry run',
+		);
+		expect(lines).toContain(
+			`Edited since the dry run: C02MDM0001 ("Anna (renamed by hand)"), modified ${String(edited.lastModifiedDtm)} by service-desk (API client): the plan now would update it.`,
+		);
+		expect(lines).toContain('Nothing was written.');
 		expect(writes()).toEqual([]);
+	});
+
+	test('a device the approved plan retires is re-issued by the service desk before the click (issue 38): same counts, same actions, still refused naming it; nothing written', async () => {
+		const tonight = variant(approval, 'stockroomExSync9Edited', (node) => {
+			keepRows(3)(node);
+			if (node.type.endsWith('stockroomAsset')) node.parameters.maxRemovalPercent = 50;
+		});
+		await home.importWorkflows([tonight]);
+		sandbox.resetStats();
+		const waiting = await run(tonight.id!);
+		expect(waiting.status).toBe('waiting');
+		const [request] = waiting.outputs['Approval request'];
+		expect(String(request.html)).toContain('TP-DAN (PF3MDM0004)');
+		expect(writes()).toEqual([]);
+		// the person approves "retire TP-DAN"; meanwhile the service desk re-issues the device to an
+		// employee (fields the sync does not own: the plan still retires it, with the same counts)
+		const employee = sandbox.store.users.all().find((user) => user.active)!;
+		const dan = exported().find((asset) => asset.deviceName === 'TP-DAN')!;
+		const edited = await serviceDeskEdit(dan.id, {
+			assignedToEmail: employee.userName,
+			notes: 'Re-issued: do not retire',
+		});
+		expect(edited.lastModifiedDtm).not.toBe(dan.lastModifiedDtm);
+		expect(edited.assignedTo).toMatchObject({ name: employee.displayName });
+		sandbox.resetStats();
+		const done = await click(waiting, 'approveUrl');
+		expect(done.status).toBe('error');
+		expect(done.error?.node).toBe('Plan changed: fail the run');
+		const lines = done.error!.message.split('\n');
+		expect(lines[0]).toBe(
+			'Sync refused: the plan is not the one approved: the asset PF3MDM0004 was edited since the dry run',
+		);
+		expect(lines).toContain(
+			`Edited since the dry run: PF3MDM0004 ("TP-DAN" · ${String(employee.displayName)}), modified ${String(edited.lastModifiedDtm)} by service-desk (API client): the plan now would retire it.`,
+		);
+		expect(lines).toContain('Nothing was written.');
+		expect(done.outputs['Sync (apply)'] ?? []).toEqual([]);
+		expect(done.outputs.Applied).toBeUndefined();
+		expect(writes()).toEqual([]);
+		expect(sandbox.store.assets.get(String(dan.id))).toMatchObject({
+			status: 'Deployed',
+			assignedToEmail: employee.userName,
+		});
 	});
 });
 

@@ -213,3 +213,112 @@ describe('the Sync example in real n8n: dry run, run, run again', () => {
 		}
 	});
 });
+
+describe('the Sync example night after night: a device missing one night and back the next is restored (issue 38)', () => {
+	let sandbox: Sandbox;
+	let home: N8nHome;
+	// Dry Run off, and the guard raised: one device of five is 20 % of the scope, more than the
+	// example's 10 % allows, and restorations are capped as removals are
+	const nightly = (id: string, dryRun: boolean, edit: (rows: string[]) => string[]) => {
+		const workflow = editExport(syncExample().live, edit);
+		for (const node of workflow.nodes as Array<{ name: string; parameters: IDataObject }>) {
+			if (node.name !== 'Sync assets') continue;
+			node.parameters.dryRun = dryRun;
+			node.parameters.maxRemovalPercent = 50;
+		}
+		return { ...workflow, id, name: `${workflow.name} (${id})` };
+	};
+	const all = nightly('stockroomExSync6Nightly', false, (rows) => rows);
+	const planAll = nightly('stockroomExSync6NightlyPlan', true, (rows) => rows);
+	const withoutDan = nightly('stockroomExSync6NoDan', false, (rows) =>
+		rows.filter((row) => row.split(',')[1] !== 'TP-DAN'),
+	);
+	const exportedAssets = () =>
+		sandbox.store.assets.all().filter((asset) => String(asset.externalId).startsWith('MDM-'));
+	const dan = () => exportedAssets().find((asset) => asset.serialNumber === 'PF3MDM0004')!;
+	const writes = () =>
+		sandbox.journal().filter((call) => call.path.startsWith('/api/') && call.method !== 'GET');
+	/** Each device's action in Sync's output (one item per device). */
+	const actions = (items: IDataObject[]) => {
+		expect(items).toHaveLength(DEVICES.length);
+		return Object.fromEntries(items.map((item) => [String(item.serialNumber), item.action]));
+	};
+	/** Each device's action: `action`, but those in `except`. */
+	const each = (action: string, except: Record<string, string> = {}) => ({
+		...Object.fromEntries(DEVICES.map(([serial]) => [serial, action])),
+		...except,
+	});
+
+	beforeAll(async () => {
+		sandbox = await createSandbox();
+		home = await createN8nHome({ env: { GENERIC_TIMEZONE: 'UTC' } });
+		await home.importCredential({ ...EXAMPLE_CREDENTIAL, ...sandboxCredentialInput(sandbox) });
+		await home.importWorkflows([all, planAll, withoutDan]);
+	});
+
+	afterAll(async () => {
+		await home?.dispose();
+		await sandbox?.close();
+	});
+
+	test('night 1 creates every device; night 2 the export lacks TP-DAN: retired; night 3 it is back: restored to Deployed with one PATCH; night 4 writes nothing', async () => {
+		// night 1: every device is new
+		sandbox.resetStats();
+		const night1 = await home.executeWorkflow(all.id!);
+		expect(night1.error).toBeUndefined();
+		expect(actions(night1.outputs.Plan)).toEqual(each('created'));
+		expect(night1.outputs['Rows to fix']).toHaveLength(2);
+		expect(exportedAssets().map((asset) => asset.status)).toEqual(Array(5).fill('Deployed'));
+		const danId = String(dan().id);
+
+		// night 2: the export lacks TP-DAN (PF3MDM0004): Missing Records retires it, nothing else
+		sandbox.resetStats();
+		const night2 = await home.executeWorkflow(withoutDan.id!);
+		expect(night2.error).toBeUndefined();
+		expect(actions(night2.outputs.Plan)).toEqual(each('unchanged', { PF3MDM0004: 'retired' }));
+		expect(night2.outputs.Plan.find((item) => item.serialNumber === 'PF3MDM0004')).toMatchObject({
+			id: danId,
+			changes: { status: { before: 'Deployed', after: 'Retired' } },
+		});
+		expect(writes().map((call) => [call.method, call.path, call.body])).toEqual([
+			['PATCH', `/api/assets/v1/${danId}`, { status: 'Retired' }],
+		]);
+		expect(dan().status).toBe('Retired');
+
+		// night 3, planned first (Dry Run): it is back, and the plan restores it
+		sandbox.resetStats();
+		const planned = await home.executeWorkflow(planAll.id!);
+		expect(planned.error).toBeUndefined();
+		expect(actions(planned.outputs.Plan)).toEqual(each('unchanged', { PF3MDM0004: 'restore' }));
+		expect(planned.outputs.Plan.find((item) => item.serialNumber === 'PF3MDM0004')).toMatchObject({
+			dryRun: true,
+			changes: { status: { before: 'Retired', after: 'Deployed' } },
+		});
+		expect(writes()).toEqual([]);
+		expect(dan().status).toBe('Retired');
+
+		// night 3: restored to the status its row gives a new device, the only write of the night
+		sandbox.resetStats();
+		const night3 = await home.executeWorkflow(all.id!);
+		expect(night3.error).toBeUndefined();
+		expect(actions(night3.outputs.Plan)).toEqual(each('unchanged', { PF3MDM0004: 'restored' }));
+		expect(night3.outputs.Plan.find((item) => item.serialNumber === 'PF3MDM0004')).toMatchObject({
+			id: danId,
+			dryRun: false,
+			changes: { status: { before: 'Retired', after: 'Deployed' } },
+			planId: planned.outputs.Plan[0].planId,
+		});
+		expect(writes().map((call) => [call.method, call.path, call.body])).toEqual([
+			['PATCH', `/api/assets/v1/${danId}`, { status: 'Deployed' }],
+		]);
+		expect(dan().status).toBe('Deployed');
+		expect(exportedAssets().map((asset) => asset.status)).toEqual(Array(5).fill('Deployed'));
+
+		// night 4: nothing to do
+		sandbox.resetStats();
+		const night4 = await home.executeWorkflow(all.id!);
+		expect(night4.error).toBeUndefined();
+		expect(actions(night4.outputs.Plan)).toEqual(each('unchanged'));
+		expect(writes()).toEqual([]);
+	});
+});

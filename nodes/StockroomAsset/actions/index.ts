@@ -38,7 +38,7 @@ export const properties: INodeProperties[] = [
 				name: 'Sync',
 				value: 'sync',
 				description:
-					'Make the assets in scope match the input items, the complete set from one source: create, update the fields to sync, and keep, set the status of or delete those the source no longer has. As an AI tool it proposes: each call is a dry run returning the plan and its planId, and only a node set to apply an approved plan writes, given that planId.',
+					'Make the assets in scope match the input items, the complete set from one source: create, update the fields to sync, keep, set the status of or delete those the source no longer has, and restore those back in it. As an AI tool it proposes: each call is a dry run returning the plan and its planId, and only a node set to apply an approved plan writes, given that planId.',
 				action: 'Sync assets',
 			},
 			{
