@@ -27,6 +27,7 @@ import {
 	type PlanIdParts,
 } from './entries';
 import { refuseEmptyScope, throwRefusal, type Refusal } from './guard';
+import { cleanKey } from './keys';
 import {
 	countActions,
 	recordItem,
@@ -223,9 +224,9 @@ const countsSaid = (count: (action: Action) => number) =>
 		.map((action) => `${PLANNED[action]} ${count(action)}`)
 		.join(', ');
 
-/** A record's key as the plan names it: its entry's, else its own, else its id. */
+/** A record's key as the register has it (a person knows that one), else its row's, else its id. */
 const keyOf = (entry: PlanEntry | undefined, record: IDataObject, words: RecordWords): string =>
-	entry?.key ?? (record[words.keyField] as string | undefined) ?? String(record.id);
+	cleanKey(record[words.keyField]) ?? entry?.key ?? String(record.id);
 
 /** The record an entry is about, named as a report names it: key (name · holder). */
 function named(entry: PlanEntry | undefined, record: IDataObject, words: RecordWords): string {
