@@ -24,6 +24,8 @@ const row = (n: number, changes: IDataObject = {}): IDataObject => {
 
 describe('Sync: the plan reviewed is the plan applied (issue 33)', () => {
 	const suite = assetSyncSuite(seeded, {
+		// the rows' own refusals are what these tests are about; Max Failed Rows (the night's) is tested apart
+		maxFailedPercent: 100,
 		fieldsToSync: ['deviceName', 'hardwareVendor', 'serialNumber'],
 		createOnlyFields: ['status'],
 		filterMode: 'expression',
@@ -186,14 +188,18 @@ describe('Sync: the plan reviewed is the plan applied (issue 33)', () => {
 			'The plan now would: retire PLAN-3 (Laptop 3); retire PLAN-4 (Laptop 4).',
 		);
 		expect(writes()).toEqual([]);
-		// with On Error: Continue it is one error item saying so, paired with the first item
+		// with On Error: Continue it is one error item saying so, paired with the first item; it
+		// says which refusal it is (refused), and carries the error so that n8n sends it to the
+		// error output with that field
 		const [items] = await sync(shrunk, { applyOnlyPlan: approved }, { continueOnFail: true });
 		expect(items).toEqual([
 			{
 				json: {
 					error: expect.stringMatching(/^Sync refused: the plan is not the one approved/),
 					message: expect.stringMatching(/^Nothing was written\./),
+					refused: 'plan',
 				},
+				error: expect.any(Error),
 				pairedItem: { item: 0 },
 			},
 		]);
@@ -281,12 +287,16 @@ describe('Sync: the plan reviewed is the plan applied (issue 33)', () => {
 		expect(report.json.markdown).toContain(
 			'*Rows refused or failed (1)*\n- item 4: Invalid source row: Status (status)',
 		);
+		// the row as people know it, beside its position
 		expect(failed).toEqual([
 			{
 				json: {
 					error: expect.stringMatching(/^Invalid source row: Status \(status\) .*\[item 4\]$/),
 					message: expect.any(String),
+					key: 'PLAN-6',
+					name: 'Laptop 1',
 				},
+				error: expect.any(Error),
 				pairedItem: { item: 4 },
 			},
 		]);

@@ -81,6 +81,8 @@ describe('Sync property: the scope ends equal to the source, and nothing else mo
 		runNode(node, {
 			parameters: {
 				operation: 'sync',
+				// the rows' own refusals are what these tests are about; Max Failed Rows (the night's) is tested apart
+				maxFailedPercent: 100,
 				fieldsToSync: [...OWNED],
 				filterMode: 'expression',
 				filterExpression: `hardwareVendor eq "${IN_SCOPE}"`,
@@ -139,6 +141,15 @@ describe('Sync property: the scope ends equal to the source, and nothing else mo
 		const before = byKey();
 		const [items] = await sync(source, missingRecords);
 		const after = byKey();
+		// every row with one key is a key column that broke (issue 39): nothing is written
+		if (
+			source.length > 1 &&
+			new Set(source.map((row) => row.key.trim().toLowerCase())).size === 1
+		) {
+			expect(items.map((item) => item.json.refused)).toEqual(['columns']);
+			expect([...after]).toEqual([...before]);
+			return;
+		}
 
 		const failedKeys = new Set(
 			items.flatMap((item: INodeExecutionData) =>

@@ -22,6 +22,8 @@ const row = (n: number, changes: IDataObject = {}): IDataObject => {
 
 describe('Asset Sync against the sandbox', () => {
 	const suite = assetSyncSuite(seeded, {
+		// the rows' own refusals are what these tests are about; Max Failed Rows (the night's) is tested apart
+		maxFailedPercent: 100,
 		fieldsToSync: ['deviceName', 'status', 'hardwareVendor', 'serialNumber'],
 		filterMode: 'expression',
 		filterExpression: 'externalId sw "SYNC-"',
@@ -237,7 +239,10 @@ describe('Asset Sync against the sandbox', () => {
 			json: {
 				error: expect.stringMatching(/^Invalid source row: Status \(status\) .*\[item 1\]$/),
 				message: expect.any(String),
+				key: 'SYNC-2',
+				name: 'Device 2',
 			},
+			error: expect.any(Error),
 			pairedItem: { item: 1 },
 		});
 		expect(items.map((item) => item.json.action ?? 'failed')).toEqual([
@@ -352,7 +357,9 @@ describe('Asset Sync against the sandbox', () => {
 				json: {
 					error: expect.stringMatching(/^Sync stopped by its guard: it would delete 2 of the 5/),
 					message: expect.stringMatching(/^Nothing was written\./),
+					refused: 'guard',
 				},
+				error: expect.any(Error),
 				pairedItem: { item: 0 },
 			},
 		]);
@@ -362,7 +369,9 @@ describe('Asset Sync against the sandbox', () => {
 				json: {
 					error: 'Sync refused: the input is empty, and the scope holds 5 assets',
 					message: expect.stringMatching(/^Nothing was written\./),
+					refused: 'empty',
 				},
+				error: expect.any(Error),
 				pairedItem: { item: 0 },
 			},
 		]);

@@ -1,9 +1,9 @@
-import {
-	NodeOperationError,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeExecutionData,
-	type INodeProperties,
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INode,
+	INodeExecutionData,
+	INodeProperties,
 } from 'n8n-workflow';
 import { CUSTOM_COLUMN_PREFIX } from '../../shared/columns';
 import { optionsProperty, pageSizeOption, readRetryPolicy } from '../../shared/descriptions/common';
@@ -16,23 +16,30 @@ import { ASSET_STATUSES, assetSchema } from '../../shared/schema/asset';
 import { enumLabel } from '../../shared/schema/fields';
 import { findDefinition } from '../../shared/schema/validate';
 import { didYouMean, isPlainObject } from '../../shared/schema/values';
-import { itemKeys, refuseAbsentColumns } from '../../shared/sync/columns';
+import {
+	itemKeys,
+	mappingReads,
+	refuseAbsentColumns,
+	unreadColumns,
+	withUnread,
+} from '../../shared/sync/columns';
 import type { MissingRecords } from '../../shared/sync/entries';
 import { runProperties, sourceOptions } from '../../shared/sync/form';
+import { dateFormatOption, readExportFormats, timezoneOption } from '../../shared/sync/exportText';
 import {
+	countFailedRows,
 	guardProperties,
 	guardRefusals,
 	readGuardLimits,
 	refuseEmptySource,
 } from '../../shared/sync/guard';
 import { resolveRows } from '../../shared/sync/identity';
-import { DEFAULT_PLACEHOLDER_KEYS, placeholderTest } from '../../shared/sync/keys';
+import { DEFAULT_PLACEHOLDER_KEYS, keyForm, placeholderTest } from '../../shared/sync/keys';
 import type { RecordWords } from '../../shared/sync/output';
 import {
 	concludePlan,
 	failure,
 	mappedColumns,
-	mappingReads,
 	readInputs,
 	runSync,
 	walkScope,
@@ -40,10 +47,12 @@ import {
 } from '../../shared/sync/run';
 import { customFieldDefinitions, customFieldTypes } from '../customFields';
 import { planSync, type MissingHandling } from '../sync/plan';
+import { SyncRefusal } from '../../shared/sync/refusal';
 import { createsInScope, scopeRule } from '../../shared/sync/scope';
 import { wrapCustomValue } from '../../shared/schema/customValues';
 import {
 	absentColumns,
+	columnName,
 	columnsByName,
 	fieldLabel,
 	fieldName,
@@ -51,6 +60,7 @@ import {
 	SYNC_KEYS,
 	type Ownership,
 	type SourceColumns,
+	type SourceRow,
 	type SyncKey,
 } from '../sync/source';
 import { outOfScope, writePlan } from '../sync/write';
@@ -214,6 +224,8 @@ const properties: INodeProperties[] = [
 			fillers: 'BIOS and MDM fillers such as To Be Filled By O.E.M.',
 			changes: 'each field',
 		}),
+		dateFormatOption,
+		timezoneOption,
 		pageSizeOption('Assets read'),
 	),
 ];
@@ -231,15 +243,14 @@ async function ownedCustomFields(
 	return chosen.map((name) => {
 		const definition = findDefinition(name, definitions);
 		if (!definition)
-			throw new NodeOperationError(
+			throw new SyncRefusal(
 				context.getNode(),
+				'settings',
 				`Custom field "${name}" is not one of the service's asset custom fields${didYouMean(
 					name,
 					definitions.map((candidate) => candidate.name),
 				)}`,
-				{
-					description: `Nothing was written. The custom fields are: ${definitions.map((candidate) => `${candidate.name} (${candidate.lookupKey})`).join(', ')}.`,
-				},
+				`Nothing was written. The custom fields are: ${definitions.map((candidate) => `${candidate.name} (${candidate.lookupKey})`).join(', ')}.`,
 			);
 		return definition;
 	});
@@ -267,23 +278,22 @@ async function readOwnership(
 		: get<string[]>('customFieldsToSync', []);
 	const fields = chosenFields.filter((name) => !identity.has(name) && !createOnly.includes(name));
 	if (!fields.length && !chosenCustom.length && !createOnly.length) {
-		throw new NodeOperationError(
+		throw new SyncRefusal(
 			context.getNode(),
+			'settings',
 			mapped
 				? 'Columns maps no field: map the fields the source owns'
 				: 'Fields to Sync is empty: choose the fields the source owns',
-			{ description: 'Only the fields chosen are compared and written.' },
+			'Nothing was written. Only the fields chosen are compared and written.',
 		);
 	}
 	const unmapped = mapped ? [key, ...createOnly].filter((name) => !(name in mapped)) : [];
 	if (unmapped.length) {
-		throw new NodeOperationError(
+		throw new SyncRefusal(
 			context.getNode(),
+			'settings',
 			`Columns does not map ${unmapped.map(fieldName).join(', ')}, which ${unmapped[0] === key ? 'Match On needs' : 'Fields Set Only When Creating lists'}`,
-			{
-				description:
-					'Nothing was written. Map the column that holds it, or choose another Match On (or take it out of Fields Set Only When Creating).',
-			},
+			'Nothing was written. Map the column that holds it, or choose another Match On (or take it out of Fields Set Only When Creating).',
 		);
 	}
 	return {
@@ -298,6 +308,11 @@ async function readOwnership(
 				options.placeholderKeys ?? DEFAULT_PLACEHOLDER_KEYS,
 			),
 			timezone: context.getTimezone(),
+			formats: readExportFormats(context.getNode(), options, {
+				numbers: 'plain',
+				zone: context.getTimezone(),
+			}),
+			node: context.getNode(),
 		},
 		mapped,
 	};
@@ -372,13 +387,16 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 	if (inputs.length) {
 		refuseAbsentColumns(
 			node,
-			absentColumns(columns, own, (field) =>
-				mapped
-					? {
-							soughtAs: [...mappingReads(mapped[field]), field],
-							where: `its mapping ${mapped[field]}`,
-						}
-					: { soughtAs: soughtAs(field, own), where: `the items' ${field}` },
+			withUnread(
+				absentColumns(columns, own, (field) =>
+					mapped
+						? {
+								soughtAs: [...mappingReads(mapped[field]), field],
+								where: `its mapping ${mapped[field]}`,
+							}
+						: { soughtAs: soughtAs(field, own), where: `the items' ${field}` },
+				),
+				mapped && unreadColumns(mapped, inputs, (field) => columnName(field, own)),
 			),
 			mapped ? itemKeys(inputs) : [...itemKeys(inputs), ...customKeys(inputs)],
 			mapped
@@ -387,6 +405,7 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 		);
 	}
 	const rows = columns.map((item, index) => readRow(index, item, own));
+	refuseOneKey(node, rows, own, mapped);
 	const bad = rows.find((row) => row.error);
 	// a bad row stops the run before anything is read or written, unless failures continue
 	if (bad?.error && !continueOnFail) throw failure(this, bad.error, bad.item);
@@ -438,7 +457,12 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 		'assets',
 	]);
 	const words = assetWords(own);
-	const refusals = guardRefusals(planned, scope.length, limits, 'assets');
+	const refusals = guardRefusals(
+		{ ...planned, failedRows: countFailedRows(plan, inputs.length) },
+		scope.length,
+		limits,
+		'assets',
+	);
 	return {
 		plan,
 		words,
@@ -450,6 +474,34 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 			source: rows.length,
 		},
 	};
+}
+
+/**
+ * Every row with the same key is an export that lost its key column where the mapping cannot
+ * show it (`'MDM-' + $json[...]` with a name built at run time gives every row "MDM-undefined"),
+ * or one that repeats a value down the column: refused, before anything is read or written.
+ */
+function refuseOneKey(
+	node: INode,
+	rows: readonly SourceRow[],
+	own: Ownership,
+	mapped: Record<string, string> | undefined,
+): void {
+	const [first] = rows;
+	if (rows.length < 2 || first.key === undefined) return;
+	const form = keyForm(first.key);
+	if (!rows.every((row) => row.key !== undefined && keyForm(row.key) === form)) return;
+	throw new SyncRefusal(
+		node,
+		'columns',
+		`Sync refused: every input item has the ${fieldName(own.key)} "${first.key}"`,
+		[
+			`Nothing was written. ${rows.length} items with one key would be one ${assetSchema.noun}: the column that holds the key is missing or the export repeats one value down it.`,
+			mapped
+				? `Check the mapping of ${fieldName(own.key)} in Columns (${mapped[own.key]}): does every item have the column it reads?`
+				: `Check the items' ${own.key}.`,
+		].join('\n'),
+	);
 }
 
 /** Names a column might have in an export: the field's API name and its label ("Model Name"). */

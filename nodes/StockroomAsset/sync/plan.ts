@@ -150,8 +150,16 @@ export function planSync(
 	for (const row of rows) {
 		const target = resolution.targets.get(row.item)!;
 		const key = row.key ?? row.placeholder;
+		const name = row.values.deviceName ?? row.createValues.deviceName;
 		const fail = (error: Error) =>
-			entries.push({ action: 'failed', item: row.item, key, error, row: fingerprint(row) });
+			entries.push({
+				action: 'failed',
+				item: row.item,
+				key,
+				...(typeof name === 'string' ? { name } : {}),
+				error,
+				row: fingerprint(row),
+			});
 		if (target.kind === 'refused') {
 			fail(new Error(target.message));
 			continue;

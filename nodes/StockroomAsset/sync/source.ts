@@ -1,13 +1,19 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
 import { normalizeValue } from '../../shared/records';
 import { InvalidItemError } from '../../shared/runItems';
 import { assetSchema, type CustomFieldDefinition } from '../../shared/schema/asset';
 import { canonicalCustomValue, entryKey, wrapCustomValue } from '../../shared/schema/customValues';
-import { validateRecord } from '../../shared/schema/validate';
+import { validateRecord, type FieldIssue } from '../../shared/schema/validate';
 import { hasValue, isPlainObject } from '../../shared/schema/values';
 import type { AbsentColumn } from '../../shared/sync/columns';
 import type { RowIdentity } from '../../shared/sync/identity';
-import { fromExportText, PLAIN_TEXT } from '../../shared/sync/exportText';
+import {
+	fromExportText,
+	PLAIN_TEXT,
+	refuseSwappedDate,
+	unreadHint,
+	type ExportFormats,
+} from '../../shared/sync/exportText';
 import { cleanKey, type PlaceholderTest } from '../../shared/sync/keys';
 
 export const SYNC_KEYS = ['externalId', 'serialNumber', 'assetTag'] as const;
@@ -26,6 +32,13 @@ export interface Ownership {
 	absent: 'keep' | 'clear';
 	isPlaceholder: PlaceholderTest;
 	timezone: string;
+	/**
+	 * How the export writes dates, date-times and numbers (Date Format, Timezone of Dates Without
+	 * One); when not given, plain numbers and YYYY-MM-DD dates, date-times in `timezone`.
+	 */
+	formats?: ExportFormats;
+	/** The node, which refuses a date column written in the other day/month order. */
+	node?: INode;
 }
 
 /**
@@ -100,22 +113,48 @@ export function absentColumns(
 	];
 	return read
 		.filter((field) => !carried.has(field))
-		.map((field) => {
-			const definition = own.customFields.find(
-				(candidate) => `customFieldValues.${candidate.lookupKey}` === field,
-			);
-			const name = definition
-				? `${definition.name} (custom field ${definition.lookupKey})`
-				: fieldName(field);
-			return { name, ...where(field) };
-		});
+		.map((field) => ({ name: columnName(field, own), ...where(field) }));
 }
 
-/** A source value as compared and written: normalized like any input, null when it has none. */
-function sourceValue(name: string, value: unknown, timezone: string): unknown {
+/** A field the columns give, as messages name it: "Model Name (modelName)", a custom field's. */
+export function columnName(field: string, own: Ownership): string {
+	const definition = own.customFields.find(
+		(candidate) => `customFieldValues.${candidate.lookupKey}` === field,
+	);
+	return definition
+		? `${definition.name} (custom field ${definition.lookupKey})`
+		: fieldName(field);
+}
+
+const plainByOwnership = new WeakMap<Ownership, ExportFormats>();
+
+/** The export's formats; plain text in the workflow's zone when the ownership gives none. */
+function formatsOf(own: Ownership): ExportFormats {
+	if (own.formats) return own.formats;
+	let plain = plainByOwnership.get(own);
+	if (!plain) plainByOwnership.set(own, (plain = { ...PLAIN_TEXT, zone: own.timezone }));
+	return plain;
+}
+
+/**
+ * A source value as compared and written: read in the export's formats (numbers and yes/no
+ * words as text, dates and date-times as MDM exports write them), normalized like any input; null
+ * when it has none. A date in the other day/month order refuses the run (its column).
+ */
+function sourceValue(item: number, name: string, value: unknown, own: Ownership): unknown {
 	const field = assetSchema.fields[name];
-	const normalized = normalizeValue(field, fromExportText(field, value, PLAIN_TEXT), timezone);
+	const formats = formatsOf(own);
+	if (own.node) refuseSwappedDate(own.node, () => fieldName(name), item, field, value, formats);
+	const normalized = normalizeValue(field, fromExportText(field, value, formats), own.timezone);
 	return hasValue(normalized) ? normalized : null;
+}
+
+/** Says, after an issue with a value the export wrote, what was not read and what to set. */
+function hintUnread(issues: FieldIssue[], fields: IDataObject, own: Ownership): void {
+	for (const issue of issues) {
+		const field = assetSchema.fields[issue.path];
+		if (field) issue.message += unreadHint(field, fields[issue.path], formatsOf(own));
+	}
 }
 
 /** Reads one item's columns as a source row: identity, owned values, checked against the schema. */
@@ -135,10 +174,10 @@ export function readRow(item: number, columns: SourceColumns, own: Ownership): S
 	};
 	for (const name of own.fields) {
 		if (fields[name] === undefined && own.absent === 'keep') continue;
-		row.values[name] = sourceValue(name, fields[name], own.timezone) as IDataObject[string];
+		row.values[name] = sourceValue(item, name, fields[name], own) as IDataObject[string];
 	}
 	for (const name of own.createOnly) {
-		const value = sourceValue(name, fields[name], own.timezone);
+		const value = sourceValue(item, name, fields[name], own);
 		if (value !== null) row.createValues[name] = value as IDataObject[string];
 	}
 	for (const definition of own.customFields) {
@@ -161,6 +200,7 @@ export function readRow(item: number, columns: SourceColumns, own: Ownership): S
 		mode: 'patch',
 		customFieldDefinitions: own.customFields,
 	});
+	hintUnread(issues, fields, own);
 	if (issues.length) row.error = new InvalidItemError('source row', issues);
 	return row;
 }

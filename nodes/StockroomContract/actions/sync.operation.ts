@@ -1,9 +1,8 @@
-import {
-	NodeOperationError,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeExecutionData,
-	type INodeProperties,
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
 } from 'n8n-workflow';
 import { optionsProperty, pageSizeOption, readRetryPolicy } from '../../shared/descriptions/common';
 import { filterProperties } from '../../shared/descriptions/filterUi';
@@ -12,11 +11,18 @@ import { showFor, showWhen } from '../../shared/descriptions/showFor';
 import { CONTRACTS_PATH } from '../../shared/resources';
 import { contractSchema, lineItemFields } from '../../shared/schema/contract';
 import { isPlainObject } from '../../shared/schema/values';
-import { itemKeys, refuseAbsentColumns } from '../../shared/sync/columns';
+import {
+	itemKeys,
+	mappingReads,
+	refuseAbsentColumns,
+	unreadColumns,
+	withUnread,
+} from '../../shared/sync/columns';
 import type { MissingRecords } from '../../shared/sync/entries';
-import type { ExportFormats } from '../../shared/sync/exportText';
+import { dateFormatOption, readExportFormats } from '../../shared/sync/exportText';
 import { runProperties, sourceOptions } from '../../shared/sync/form';
 import {
+	countFailedRows,
 	guardProperties,
 	guardRefusals,
 	readGuardLimits,
@@ -24,6 +30,7 @@ import {
 } from '../../shared/sync/guard';
 import { resolveRows } from '../../shared/sync/identity';
 import { DEFAULT_PLACEHOLDER_KEYS, placeholderTest, prefixTest } from '../../shared/sync/keys';
+import { SyncRefusal } from '../../shared/sync/refusal';
 import { createsInScope, scopeRule } from '../../shared/sync/scope';
 import { outOfScope } from '../../shared/sync/outOfScope';
 import type { RecordWords } from '../../shared/sync/output';
@@ -31,7 +38,6 @@ import {
 	concludePlan,
 	failure,
 	mappedColumns,
-	mappingReads,
 	readInputs,
 	runSync,
 	walkScope,
@@ -269,19 +275,7 @@ const properties: INodeProperties[] = [
 			fillers: 'such as N/A, None, 0 or TBD',
 			changes: 'each field and line item',
 		}),
-		{
-			displayName: 'Date Format',
-			name: 'dateFormat',
-			type: 'options',
-			options: [
-				{ name: 'YYYY-MM-DD', value: 'iso' },
-				{ name: 'DD/MM/YYYY (Day First)', value: 'dayFirst' },
-				{ name: 'MM/DD/YYYY (Month First)', value: 'monthFirst' },
-			],
-			default: 'iso',
-			description:
-				"How the export writes dates given as text (/, . or - between the parts): 03/04/2025 is 3 April day first and 4 March month first. Dates in n8n's own date form are read as they are.",
-		},
+		dateFormatOption,
 		{
 			displayName: 'Number Format',
 			name: 'numberFormat',
@@ -326,9 +320,7 @@ function readOwnership(context: IExecuteFunctions): {
 			: get<string[]>('lineItemFieldsToSync', []);
 	const fields = chosenFields.filter((name) => name !== 'externalId' && !createOnly.includes(name));
 	const refuse = (message: string, description: string) => {
-		throw new NodeOperationError(node, message, {
-			description: `Nothing was written. ${description}`,
-		});
+		throw new SyncRefusal(node, 'settings', message, `Nothing was written. ${description}`);
 	};
 	if (!fields.length && !lineFields.length && !createOnly.length)
 		refuse(
@@ -373,13 +365,11 @@ function readOwnership(context: IExecuteFunctions): {
 			'Line Item External IDs is empty: give the prefixes (or /.../) of the line items the source owns',
 			'Line Items the Source Owns: Matching a Pattern removes only line items whose External ID matches.',
 		);
-	const formats: ExportFormats = {
-		numbers: options.numberFormat === 'commaDecimal' ? 'commaDecimal' : 'dotDecimal',
-		dates:
-			options.dateFormat === 'dayFirst' || options.dateFormat === 'monthFirst'
-				? options.dateFormat
-				: 'iso',
-	};
+	// only dates: no date-times, so no Timezone of Dates Without One (a date is the day written)
+	const formats = readExportFormats(node, options, {
+		numbers: 'dotDecimal',
+		zone: context.getTimezone(),
+	});
 	return {
 		own: {
 			shape,
@@ -398,6 +388,7 @@ function readOwnership(context: IExecuteFunctions): {
 			isPlaceholder: placeholderTest(node, options.placeholderKeys ?? DEFAULT_PLACEHOLDER_KEYS),
 			timezone: context.getTimezone(),
 			formats,
+			node,
 		},
 		mapped,
 	};
@@ -461,14 +452,17 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 	if (inputs.length) {
 		refuseAbsentColumns(
 			node,
-			absentColumns(columns, own, (column) =>
-				mapped
-					? {
-							// a nested line item's column comes from the mapping of Line Items
-							soughtAs: [...mappingReads(mapped[column] ?? mapped.lineItems), column],
-							where: `${column in mapped ? '' : 'the line items of '}its mapping ${mapped[column] ?? mapped.lineItems}`,
-						}
-					: { soughtAs: [column, fieldLabel(column)], where: `the items' ${column}` },
+			withUnread(
+				absentColumns(columns, own, (column) =>
+					mapped
+						? {
+								// a nested line item's column comes from the mapping of Line Items
+								soughtAs: [...mappingReads(mapped[column] ?? mapped.lineItems), column],
+								where: `${column in mapped ? '' : 'the line items of '}its mapping ${mapped[column] ?? mapped.lineItems}`,
+							}
+						: { soughtAs: [column, fieldLabel(column)], where: `the items' ${column}` },
+				),
+				mapped && unreadColumns(mapped, inputs, fieldName),
 			),
 			itemKeys(inputs),
 			mapped
@@ -518,7 +512,12 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 		retry,
 	});
 	const plan = createsInScope(lookedUp, rule, ['contract', 'contracts']);
-	const refusals = guardRefusals(planned, scope.length, limits, 'contracts');
+	const refusals = guardRefusals(
+		{ ...planned, failedRows: countFailedRows(plan, inputs.length) },
+		scope.length,
+		limits,
+		'contracts',
+	);
 	return {
 		plan,
 		words: contractWords,

@@ -62,8 +62,16 @@ export interface Plan extends GuardedPlan {
 	entries: PlanEntry[];
 }
 
-/** The contract a source contract creates: its key, owned and create-only values, its lines. */
-function creation(source: ContractSource, own: ContractOwnership, rule: ScopeRule) {
+/**
+ * The contract a source contract creates: its key, owned and create-only values, its lines (a
+ * line moving here from another contract as it was there, with what the source does not own).
+ */
+function creation(
+	source: ContractSource,
+	own: ContractOwnership,
+	rule: ScopeRule,
+	arriving?: ReadonlyMap<string, IDataObject>,
+) {
 	const body: IDataObject = { externalId: source.key! };
 	for (const [name, value] of Object.entries({ ...source.values, ...source.createValues }))
 		if (value !== null) body[name] = value;
@@ -74,7 +82,10 @@ function creation(source: ContractSource, own: ContractOwnership, rule: ScopeRul
 	if (source.lines) {
 		const lines = applyLinePatch(
 			[],
-			diffLines([], source.lines, own, { owned: () => false }).patch ?? { set: [], remove: [] },
+			diffLines([], source.lines, own, { owned: () => false, arriving }).patch ?? {
+				set: [],
+				remove: [],
+			},
 		);
 		body.lineItems = lines;
 		for (const line of lines)
@@ -284,8 +295,17 @@ export function planContracts(
 		const target = resolution.targets.get(source.item)!;
 		const { items } = source;
 		const key = source.key ?? source.placeholder;
+		const name = source.values.vendorName ?? source.createValues.vendorName;
 		const fail = (error: Error, item = source.item) =>
-			entries.push({ action: 'failed', item, key, error, row: fingerprint(source) });
+			entries.push({
+				action: 'failed',
+				item,
+				...(items.length > 1 ? { items } : {}),
+				key,
+				...(typeof name === 'string' ? { name } : {}),
+				error,
+				row: fingerprint(source),
+			});
 		if (target.kind === 'refused') {
 			fail(new Error(`${target.message}${hints.get(source.item) ?? ''}`));
 			continue;
@@ -301,7 +321,7 @@ export function planContracts(
 		}
 		const notes = moves.notes.get(source) ?? [];
 		if (target.kind === 'new') {
-			const { body, changes } = creation(source, own, rule);
+			const { body, changes } = creation(source, own, rule, moves.arriving.get(source));
 			const issues = validateRecord(contractSchema, body, { mode: 'replace' });
 			if (issues.length) {
 				const noun = `new contract (none in scope has External ID (externalId) "${source.key}")`;

@@ -1,4 +1,4 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
 import { normalizeValue } from '../../shared/records';
 import { InvalidItemError } from '../../shared/runItems';
 import { contractSchema, lineItemFields } from '../../shared/schema/contract';
@@ -6,7 +6,12 @@ import type { Field, ResourceSchema } from '../../shared/schema/fields';
 import { validateRecord, type FieldIssue } from '../../shared/schema/validate';
 import { hasValue, isPlainObject } from '../../shared/schema/values';
 import type { AbsentColumn } from '../../shared/sync/columns';
-import { fromExportText, type ExportFormats } from '../../shared/sync/exportText';
+import {
+	fromExportText,
+	refuseSwappedDate,
+	unreadHint,
+	type ExportFormats,
+} from '../../shared/sync/exportText';
 import { cleanKey, type PlaceholderTest } from '../../shared/sync/keys';
 
 /** One item per contract with its line items nested, or one item per line item (the usual export). */
@@ -32,7 +37,10 @@ export interface ContractOwnership {
 	absent: 'keep' | 'clear';
 	isPlaceholder: PlaceholderTest;
 	timezone: string;
+	/** How the export writes dates and numbers (Date Format, Number Format). */
 	formats: ExportFormats;
+	/** The node, which refuses a date column written in the other day/month order. */
+	node: INode;
 }
 
 /** The prefix of a line item's columns in a line-item row (Map Columns ids too). */
@@ -148,9 +156,6 @@ function sourceValue(field: Field | undefined, value: unknown, own: ContractOwne
 	return hasValue(normalized) ? normalized : null;
 }
 
-/** A date the export wrote in its locale, left for validation: the hint says what to set. */
-const LOCAL_DATE = /^\s*\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\s*$/;
-
 /** The raw value an issue's path names: `renewalDate`, `lineItem.endDate`, `lineItems[2].endDate`. */
 function rawAt(columns: ItemColumns, path: string): unknown {
 	const line = /^lineItem(?:s\[(\d+)\])?\.(\w+)$/.exec(path);
@@ -160,12 +165,16 @@ function rawAt(columns: ItemColumns, path: string): unknown {
 	return isPlainObject(element) ? element[line[2]] : undefined;
 }
 
-/** Says what to set when a date is not read because the export writes dates in its locale. */
-function hintLocalDates(issues: FieldIssue[], columns: ItemColumns): void {
+/**
+ * Says, after an issue with a value the export wrote, what was not read and what to set: the
+ * Date Format for a day-first or month-first date, the Number Format for an amount the other
+ * format reads, the yes/no words read.
+ */
+function hintUnread(issues: FieldIssue[], columns: ItemColumns, own: ContractOwnership): void {
 	for (const issue of issues) {
-		const raw = rawAt(columns, issue.path);
-		if (typeof raw === 'string' && LOCAL_DATE.test(raw))
-			issue.message += ' (a day-first or month-first date: set the Date Format option)';
+		const line = /^lineItems?(?:\[\d+\])?\.(\w+)$/.exec(issue.path);
+		const field = line ? lineItemFields[line[1]] : contractSchema.fields[issue.path];
+		if (field) issue.message += unreadHint(field, rawAt(columns, issue.path), own.formats);
 	}
 }
 
@@ -196,17 +205,29 @@ export interface SourceItem {
 	error?: InvalidItemError;
 }
 
-/** The owned fields of `given` as source values; absent ones left out when absent keeps. */
+/**
+ * The owned fields of `given` as source values; absent ones left out when absent keeps. A date in
+ * the other day/month order refuses the run, naming its column (`column`) and item.
+ */
 function readValues(
 	names: readonly string[],
 	given: IDataObject,
 	fields: ResourceSchema['fields'],
 	own: ContractOwnership,
 	keepAbsent: boolean,
+	where: { item: number; column: (name: string) => string },
 ): IDataObject {
 	const values: IDataObject = {};
 	for (const name of names) {
 		if (given[name] === undefined && keepAbsent) continue;
+		refuseSwappedDate(
+			own.node,
+			() => where.column(name),
+			where.item,
+			fields[name],
+			given[name],
+			own.formats,
+		);
 		values[name] = sourceValue(fields[name], given[name], own) as IDataObject[string];
 	}
 	return values;
@@ -221,7 +242,10 @@ function readLine(
 ): SourceLine {
 	const key = cleanKey(given.externalId);
 	const placeholder = key !== undefined && own.isPlaceholder(key) ? key : undefined;
-	const values = readValues(own.lineFields, given, lineItemFields, own, own.absent === 'keep');
+	const values = readValues(own.lineFields, given, lineItemFields, own, own.absent === 'keep', {
+		item,
+		column: (name) => `Line Item ${lineItemFields[name]?.displayName ?? name} (${path}.${name})`,
+	});
 	for (const issue of validateRecord(lineSchema, values, { mode: 'patch' }))
 		issues.push({
 			...issue,
@@ -240,10 +264,13 @@ export function readItem(item: number, columns: ItemColumns, own: ContractOwners
 	const key = cleanKey(fields.externalId);
 	const placeholder = key !== undefined && own.isPlaceholder(key) ? key : undefined;
 	const keepAbsent = own.absent === 'keep';
-	const values = readValues(own.fields, fields, contractSchema.fields, own, keepAbsent);
+	const where = { item, column: fieldName };
+	const values = readValues(own.fields, fields, contractSchema.fields, own, keepAbsent, where);
 	const createValues: IDataObject = {};
 	for (const name of own.createOnly) {
-		const value = sourceValue(contractSchema.fields[name], fields[name], own);
+		const field = contractSchema.fields[name];
+		refuseSwappedDate(own.node, () => fieldName(name), item, field, fields[name], own.formats);
+		const value = sourceValue(field, fields[name], own);
 		if (value !== null) createValues[name] = value as IDataObject[string];
 	}
 	const issues = validateRecord(contractSchema, { ...values, ...createValues }, { mode: 'patch' });
@@ -280,7 +307,7 @@ export function readItem(item: number, columns: ItemColumns, own: ContractOwners
 				message: `expected a list of line item objects, got ${JSON.stringify(given)}`,
 			});
 	}
-	if (own.formats.dates === 'iso') hintLocalDates(issues, columns);
+	hintUnread(issues, columns, own);
 	if (issues.length) read.error = new InvalidItemError('source row', issues);
 	return read;
 }

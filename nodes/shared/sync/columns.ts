@@ -1,5 +1,6 @@
-import { NodeOperationError, type INode } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
 import { closestMatch } from '../schema/values';
+import { SyncRefusal } from './refusal';
 
 /** A column Sync reads that no input item carries. */
 export interface AbsentColumn {
@@ -60,16 +61,58 @@ export function refuseAbsentColumns(
 		const close = closestKey(column.soughtAs, keys);
 		return `${column.name}: ${column.where} is on no item${close === undefined ? '' : ` (did you mean "${close}"?)`}`;
 	});
-	throw new NodeOperationError(
+	throw new SyncRefusal(
 		node,
+		'columns',
 		`Sync refused: no input item has ${absent.map((column) => column.name).join(', ')}`,
-		{
-			description: [
-				'Nothing was written. A column the sync reads is missing from every item: syncing it would clear the field everywhere.',
-				...lines,
-				`The items have: ${keys.length ? keys.join(', ') : 'no fields'}.`,
-				remedy,
-			].join('\n'),
-		},
+		[
+			'Nothing was written. A column the sync reads is missing from every item: syncing it would clear the field everywhere.',
+			...lines,
+			`The items have: ${keys.length ? keys.join(', ') : 'no fields'}.`,
+			remedy,
+		].join('\n'),
 	);
+}
+
+/** The input keys a mapping reads: `{{ $json.model }}`, `{{ 'MDM-' + $json["Device ID"] }}`. */
+export function mappingReads(mapping: string): string[] {
+	const reads: string[] = [];
+	for (const match of mapping.matchAll(/\$json(?:\.([A-Za-z_$][\w$]*)|\[\s*(["'])(.*?)\2\s*\])/g))
+		reads.push(match[1] ?? match[3]);
+	return reads;
+}
+
+/**
+ * Mapped fields whose mapping reads a key no input item has, even inside a larger expression
+ * (`'MDM-' + $json['Device ID']` gives every row the key "MDM-undefined"): each is a column the
+ * export lost or renamed, named with the mapping.
+ */
+export function unreadColumns(
+	mapped: Readonly<Record<string, string>>,
+	inputs: readonly IDataObject[],
+	name: (field: string) => string,
+): AbsentColumn[] {
+	const carried = new Set<string>();
+	for (const json of inputs) for (const key of Object.keys(json)) carried.add(key);
+	return Object.entries(mapped).flatMap(([field, mapping]) => {
+		const missing = mappingReads(mapping).filter((key) => !carried.has(key));
+		return missing.length
+			? [
+					{
+						name: name(field),
+						soughtAs: missing,
+						where: `its mapping ${mapping} reads ${missing.map((key) => JSON.stringify(key)).join(', ')}, which`,
+					},
+				]
+			: [];
+	});
+}
+
+/** The absent columns and the unread ones, each field once (absent says it first). */
+export function withUnread(
+	absent: readonly AbsentColumn[],
+	unread: readonly AbsentColumn[] | undefined,
+): AbsentColumn[] {
+	const named = new Set(absent.map((column) => column.name));
+	return [...absent, ...(unread ?? []).filter((column) => !named.has(column.name))];
 }

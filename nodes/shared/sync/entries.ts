@@ -85,7 +85,11 @@ export type PlanEntry =
 	| {
 			action: 'failed';
 			item?: number;
+			/** Every input item of the row (a contract's rows), when more than `item`. */
+			items?: number[];
 			key?: string;
+			/** The row's name (a device's, a contract's vendor), when it gives one. */
+			name?: string;
 			record?: IDataObject;
 			error: Error;
 			row?: string;
@@ -171,9 +175,12 @@ export function fingerprint(value: unknown): string {
 	return JSON.stringify(value ?? null);
 }
 
+// a module's own binding: a global's lookup in every turn of a hash's loop costs more than the turn
+const { imul } = Math;
+
 const mix = (h: number) => {
-	h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-	h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+	h = imul(h ^ (h >>> 16), 0x85ebca6b);
+	h = imul(h ^ (h >>> 13), 0xc2b2ae35);
 	return (h ^ (h >>> 16)) >>> 0;
 };
 const hex32 = (n: number) => n.toString(16).padStart(8, '0');
@@ -191,16 +198,16 @@ class Digest {
 		let { a, b } = this;
 		for (let i = 0; i < text.length; i++) {
 			const code = text.charCodeAt(i);
-			a = Math.imul(a ^ code, 0x01000193);
-			b = Math.imul(b ^ code, 0x01000193) ^ (b >>> 15);
+			a = imul(a ^ code, 0x01000193);
+			b = imul(b ^ code, 0x01000193) ^ (b >>> 15);
 		}
 		// a separator, so that ["ab", "c"] and ["a", "bc"] differ
-		this.a = Math.imul(a ^ 0x1f, 0x01000193);
-		this.b = Math.imul(b ^ 0x1e, 0x01000193);
+		this.a = imul(a ^ 0x1f, 0x01000193);
+		this.b = imul(b ^ 0x1e, 0x01000193);
 	}
 
 	lanes(): [number, number] {
-		return [mix(this.a ^ this.b), mix(this.b + Math.imul(this.a, 31))];
+		return [mix(this.a ^ this.b), mix(this.b + imul(this.a, 31))];
 	}
 
 	hex(): string {

@@ -1,8 +1,11 @@
-import { NodeOperationError, type INode, type INodeProperties } from 'n8n-workflow';
+import type { INode, INodeProperties } from 'n8n-workflow';
 import { hasValue } from '../schema/values';
+import type { PlanEntry } from './entries';
+import { SyncRefusal, type RefusalKind } from './refusal';
 
 export const DEFAULT_MAX_REMOVAL_PERCENT = 10;
 export const DEFAULT_MAX_CLEAR_PERCENT = 10;
+export const DEFAULT_MAX_FAILED_PERCENT = 10;
 
 /** The guard's limits, as the form sets them. */
 export interface GuardLimits {
@@ -12,6 +15,8 @@ export interface GuardLimits {
 	removalCount: number;
 	/** The most records one run may clear one field on, as a share of the scope. */
 	clearPercent: number;
+	/** The most input rows one run may fail on, as a share of the input. */
+	failedPercent: number;
 }
 
 /**
@@ -51,6 +56,15 @@ export function guardProperties(
 			default: DEFAULT_MAX_CLEAR_PERCENT,
 			description: `The most ${nouns} one run may empty a synced field on, as a share of the scope; above it the run writes nothing and fails (a column the export lost clears it everywhere)`,
 		},
+		{
+			displayName: 'Max Failed Rows (%)',
+			name: 'maxFailedPercent',
+			type: 'number',
+			typeOptions: { minValue: 0, maxValue: 100 },
+			default: DEFAULT_MAX_FAILED_PERCENT,
+			description:
+				'The most input rows one run may refuse or fail (a placeholder key, a bad value), as a share of the input; above it the run writes nothing and fails naming them, so a night on which every row fails is a failed night. Below it the run goes on: the failed rows leave as error items and the report lists them.',
+		},
 	];
 }
 
@@ -68,10 +82,11 @@ export function readGuardLimits(
 			value < 0 ||
 			(max !== undefined && value > max)
 		) {
-			throw new NodeOperationError(
+			throw new SyncRefusal(
 				node,
+				'settings',
 				`${label} must be a number from 0${max === undefined ? ' up' : ` to ${max}`}, got ${JSON.stringify(raw)}`,
-				{ description: `Nothing was written. Correct the node's ${label} parameter.` },
+				`Nothing was written. Correct the node's ${label} parameter.`,
 			);
 		}
 		return value;
@@ -85,11 +100,13 @@ export function readGuardLimits(
 			DEFAULT_MAX_CLEAR_PERCENT,
 			100,
 		),
+		failedPercent: read('maxFailedPercent', 'Max Failed Rows (%)', DEFAULT_MAX_FAILED_PERCENT, 100),
 	};
 }
 
-/** A reason the run must not write: its message and what to do. */
+/** A reason the run must not write: which kind, its message and what to do. */
 export interface Refusal {
+	kind: Extract<RefusalKind, 'guard' | 'rows'>;
 	message: string;
 	description: string;
 }
@@ -106,6 +123,31 @@ export interface GuardedPlan {
 	 * and the first few removed, named "record: line".
 	 */
 	lineItems?: { removed: number; inScope: number; named: string[] };
+	/** Input rows the plan fails (refused or invalid), of the rows given, the first few named. */
+	failedRows?: { failed: number; rows: number; named: string[] };
+}
+
+/** The rows a plan fails, counted by input item (a contract's rows each count), a few named. */
+export function countFailedRows(
+	entries: readonly PlanEntry[],
+	rows: number,
+): NonNullable<GuardedPlan['failedRows']> {
+	let failed = 0;
+	const named: string[] = [];
+	for (const entry of entries) {
+		if (entry.action !== 'failed' || entry.item === undefined) continue;
+		failed += entry.items?.length ?? 1;
+		if (named.length < 5) named.push(rowName(entry));
+	}
+	return { failed, rows, named };
+}
+
+/** A failed row as people know it: its name and key, and where it is ("KIOSK-LOBBY (SN-1), item 26"). */
+export function rowName(entry: Extract<PlanEntry, { action: 'failed' }>): string {
+	const said = [entry.name, entry.key && (entry.name ? `(${entry.key})` : entry.key)]
+		.filter(Boolean)
+		.join(' ');
+	return `${said ? `${said}, ` : ''}item ${entry.item ?? '(none)'}`;
 }
 
 /**
@@ -155,6 +197,7 @@ export function guardRefusals(
 			.filter(Boolean)
 			.join(', ');
 		refusals.push({
+			kind: 'guard',
 			message: `Sync stopped by its guard: it would ${what} of the ${scopeSize} ${nouns} in scope (${share(removals, scopeSize)} %), more than Max Removals allows (${limit}: ${limitsSaid})`,
 			description:
 				'A source that lost rows (a partial export) looks like this. Check the source; if the removals are meant, raise Max Removals (%) or Max Removals (Count).',
@@ -163,6 +206,7 @@ export function guardRefusals(
 	const restored = plan.restored ?? 0;
 	if (restored > limit)
 		refusals.push({
+			kind: 'guard',
 			message: `Sync stopped by its guard: it would restore ${restored} of the ${scopeSize} ${nouns} in scope (${share(restored, scopeSize)} %) from the Missing Records status, more than Max Removals allows (${limit}), which caps restorations too`,
 			description:
 				'A source that suddenly has many records again that were missing (an export that had failed, a scope changed) looks like this. Check the source; if the restorations are meant, raise Max Removals (%) or Max Removals (Count) for this run, or set Returning Records to Leave As It Is.',
@@ -175,15 +219,28 @@ export function guardRefusals(
 			: '';
 		if (removed > lineLimit)
 			refusals.push({
+				kind: 'guard',
 				message: `Sync stopped by its guard: it would remove ${removed} of the ${inScope} line items of the ${nouns} in scope (${share(removed, inScope)} %), more than Max Removals allows (${lineLimit}: ${limits.removalPercent} % of them)${which}`,
 				description:
 					'A source that lost rows (a partial export, a filter on the export) looks like this. Check the source; if the removals are meant, raise Max Removals (%).',
+			});
+	}
+	if (plan.failedRows) {
+		const { failed, rows, named } = plan.failedRows;
+		const rowLimit = Math.floor((rows * limits.failedPercent) / 100);
+		if (failed > rowLimit)
+			refusals.push({
+				kind: 'rows',
+				message: `Sync stopped by its guard: ${failed} of the ${rows} input rows failed (${share(failed, rows)} %), more than Max Failed Rows allows (${rowLimit}: ${limits.failedPercent} % of the rows): ${named.join('; ')}${failed > named.length ? `; and ${failed - named.length} more` : ''}`,
+				description:
+					'A night on which many rows fail (a date format that changed, a column of placeholders) writes nothing. Each failed row says why (with On Error: Continue, an error item each): fix the export, or raise Max Failed Rows (%).',
 			});
 	}
 	const clearLimit = Math.floor((scopeSize * limits.clearPercent) / 100);
 	for (const [field, count] of plan.cleared) {
 		if (count <= clearLimit) continue;
 		refusals.push({
+			kind: 'guard',
 			message: `Sync stopped by its guard: it would empty ${field} on ${count} of the ${scopeSize} ${nouns} in scope (${share(count, scopeSize)} %), more than Max Cleared per Field allows (${clearLimit}: ${limits.clearPercent} % of the scope)`,
 			description:
 				'A column the export lost, or one that came back empty, looks like this. Check the source; if the clearing is meant, raise Max Cleared per Field (%).',
@@ -196,12 +253,15 @@ export function guardRefusals(
 export function throwRefusal(node: INode, refusals: readonly Refusal[]): void {
 	if (!refusals.length) return;
 	const [first, ...more] = refusals;
-	throw new NodeOperationError(node, first.message, {
-		description: [
+	throw new SyncRefusal(
+		node,
+		first.kind,
+		first.message,
+		[
 			`Nothing was written. ${first.description}`,
 			...more.map((refusal) => `Also: ${refusal.message}.`),
 		].join('\n'),
-	});
+	);
 }
 
 /**
@@ -216,23 +276,21 @@ export function refuseEmptySource(
 	nouns: string,
 ): void {
 	if (allowed || !scopeSize || rows > 0) return;
-	throw new NodeOperationError(
+	throw new SyncRefusal(
 		node,
+		'empty',
 		`Sync refused: the input is empty, and the scope holds ${scopeSize} ${nouns}`,
-		{
-			description: `Nothing was written. Every one of them would be handled as missing; an empty input is usually a source that failed. If the source really is empty, turn on Allow Empty Source.`,
-		},
+		`Nothing was written. Every one of them would be handled as missing; an empty input is usually a source that failed. If the source really is empty, turn on Allow Empty Source.`,
 	);
 }
 
 /** A scope that gives no filter would own every record: refused unless None says so. */
 export function refuseEmptyScope(node: INode, mode: unknown, hasFilter: boolean, noun: string) {
 	if (mode === 'none' || hasFilter) return;
-	throw new NodeOperationError(
+	throw new SyncRefusal(
 		node,
+		'scope',
 		`Sync refused: the scope is empty (${mode === 'manual' ? 'Build Manually has no condition' : 'the Filter Expression is empty'})`,
-		{
-			description: `Nothing was written. A scope with no filter would own every ${noun}, and handle those the source does not have as missing. Give the scope a condition, or choose Scope: None to own every ${noun}.`,
-		},
+		`Nothing was written. A scope with no filter would own every ${noun}, and handle those the source does not have as missing. Give the scope a condition, or choose Scope: None to own every ${noun}.`,
 	);
 }

@@ -1,4 +1,5 @@
-import { NodeOperationError, type INode } from 'n8n-workflow';
+import type { INode } from 'n8n-workflow';
+import { SyncRefusal } from './refusal';
 
 /**
  * Keys as Sync reads and compares them. A key is trimmed (CSV round trips add spaces), and two
@@ -70,10 +71,11 @@ function readKeyLines(
 			try {
 				patterns.push(new RegExp(pattern[1], 'i'));
 			} catch (error) {
-				throw new NodeOperationError(
+				throw new SyncRefusal(
 					node,
+					'settings',
 					`${option}: the line ${JSON.stringify(trimmed)} is not a regular expression (${(error as Error).message})`,
-					{ description: `Nothing was written. Correct the node's ${option} option.` },
+					`Nothing was written. Correct the node's ${option} option.`,
 				);
 			}
 			continue;

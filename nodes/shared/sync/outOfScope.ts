@@ -69,6 +69,7 @@ export async function outOfScope(
 			return {
 				action: 'failed' as const,
 				item: 'item' in entry ? entry.item : undefined,
+				...('items' in entry && entry.items ? { items: entry.items } : {}),
 				key: entry.key,
 				error,
 				row: fingerprint('changes' in entry ? entry.changes : entry.key),

@@ -34,7 +34,10 @@ const actionWord = (action: Action, dryRun: boolean) => (dryRun ? PLANNED[action
 
 const refusedBy = (facts: RunFacts) =>
 	facts.dryRun && facts.refusals.length
-		? { wouldBeRefused: facts.refusals.map((refusal) => refusal.message).join('; ') }
+		? {
+				wouldBeRefused: facts.refusals.map((refusal) => refusal.message).join('; '),
+				wouldBeRefusedBy: facts.refusals[0].kind,
+			}
 		: {};
 
 /** One output item per record: its action, key, id, name and holder, and each field's change. */

@@ -28,6 +28,7 @@ import {
 } from './entries';
 import { refuseEmptyScope, throwRefusal, type Refusal } from './guard';
 import { cleanKey } from './keys';
+import { SyncRefusal } from './refusal';
 import {
 	countActions,
 	recordItem,
@@ -94,7 +95,29 @@ export function stoppedItem(error: unknown): INodeExecutionData {
 		stopped.description = ['Nothing was written: the sync stopped before its first write.', said]
 			.filter(Boolean)
 			.join('\n');
-	return errorItem(stopped, 0);
+	return stopped instanceof SyncRefusal
+		? withFields(errorItem(stopped, 0), stopped, { refused: stopped.refused })
+		: errorItem(stopped, 0);
+}
+
+/**
+ * An error item with fields beside `error` and `message` (what a workflow branches on: `refused`,
+ * a row's `key` and `name`). n8n sends an item to the error output when its JSON holds nothing
+ * but those two, or when the item carries the error itself: so it carries it.
+ */
+function withFields(
+	item: INodeExecutionData,
+	error: Error,
+	fields: IDataObject,
+): INodeExecutionData {
+	const given = Object.entries(fields).filter(([, value]) => value !== undefined);
+	if (!given.length) return item;
+	const carried = error instanceof NodeOperationError || error instanceof NodeApiError;
+	return {
+		...item,
+		json: { ...item.json, ...Object.fromEntries(given) },
+		...(carried ? { error } : {}),
+	};
 }
 
 /** Plans, writes unless dry, and gives the output the Output option asks for. */
@@ -112,11 +135,10 @@ export async function runSync(
 	const failures = done.flatMap((entry) => {
 		if (entry.action !== 'failed') return [];
 		// a record the source does not have fails under its own name, paired with the first item
-		return [
-			entry.item === undefined
-				? errorItem(entry.error, 0)
-				: errorItem(failure(context, entry.error, entry.item), entry.item),
-		];
+		if (entry.item === undefined) return [errorItem(entry.error, 0)];
+		const error = failure(context, entry.error, entry.item);
+		// the row as people know it: its key and name, beside the item's position
+		return [withFields(errorItem(error, entry.item), error, { key: entry.key, name: entry.name })];
 	});
 	if (options.output === 'summary') return [summaryItem(done, facts), ...failures];
 	if (options.output === 'report')
@@ -335,29 +357,29 @@ function refuseOtherPlan(
 	const notAnId = isEarlierPlanId(approved)
 		? `"${approved}" is a plan ID of an earlier version of this node, which covered less of what a plan touches.`
 		: `"${approved}" is not a plan ID (a dry run's output carries one in planId).`;
-	throw new NodeOperationError(
+	throw new SyncRefusal(
 		context.getNode(),
+		'plan',
 		`Sync refused: the plan is not the one approved${moves ? `: ${moves.headline}` : ''}`,
-		{
-			description: [
-				'Nothing was written.',
-				...(moves?.lines ?? [notAnId]),
-				then
-					? `Approved: ${countsSaid((action) => then.counts.get(action) ?? 0)}. Now: ${countsSaid((action) => counted[action])}.`
-					: '',
-				first.length ? `The plan now would: ${first.join('; ')}.` : '',
-				`Approved plan ID: ${approved}; now: ${id}.`,
-				'Run the dry run again and approve its plan.',
-			]
-				.filter(Boolean)
-				.join('\n'),
-		},
+		[
+			'Nothing was written.',
+			...(moves?.lines ?? [notAnId]),
+			then
+				? `Approved: ${countsSaid((action) => then.counts.get(action) ?? 0)}. Now: ${countsSaid((action) => counted[action])}.`
+				: '',
+			first.length ? `The plan now would: ${first.join('; ')}.` : '',
+			`Approved plan ID: ${approved}; now: ${id}.`,
+			'Run the dry run again and approve its plan.',
+		]
+			.filter(Boolean)
+			.join('\n'),
 	);
 }
 
 /**
  * The last step before writing: the plan's id, whether this run is dry, and for a run that writes
- * the guard's refusals and Apply Only Plan. A failed row stops the run unless failures continue.
+ * the guard's refusals and Apply Only Plan. A failed row stops the run unless failures continue;
+ * when they do, more failed rows than Max Failed Rows allows stop it.
  */
 export function concludePlan(
 	context: IExecuteFunctions,
@@ -379,14 +401,19 @@ export function concludePlan(
 ): Pick<RunFacts, 'planId' | 'dryRun' | 'refusals'> {
 	const dryRun = readDryRun(context);
 	const id = planId(plan, planBasis(context, scope, inputs));
+	const rows = refusals.filter((refusal) => refusal.kind === 'rows');
 	if (!dryRun) {
-		throwRefusal(context.getNode(), refusals);
+		throwRefusal(
+			context.getNode(),
+			refusals.filter((refusal) => refusal.kind !== 'rows'),
+		);
 		const approved = String(context.getNodeParameter('applyOnlyPlan', 0, '') ?? '').trim();
 		refuseOtherPlan(context, approved, plan, id, words, scope);
 	}
 	const failed = plan.find((entry) => entry.action === 'failed');
 	if (failed?.action === 'failed' && !continueOnFail)
 		throw failure(context, failed.error, failed.item ?? 0);
+	if (!dryRun) throwRefusal(context.getNode(), rows);
 	return { planId: id, dryRun, refusals };
 }
 
@@ -462,13 +489,11 @@ async function checkWhole(
 	readOnce: () => Promise<IDataObject[]>,
 ): Promise<void> {
 	const notWhole = (why: string) =>
-		new NodeOperationError(
+		new SyncRefusal(
 			context.getNode(),
+			'service',
 			`Could not list the ${nouns} in scope whole: ${why}`,
-			{
-				description:
-					'Nothing was written: which records are missing is known only from a list read whole. The service (or a gateway before it) answered in a way that does not add up; run the sync again.',
-			},
+			'Nothing was written: which records are missing is known only from a list read whole. The service (or a gateway before it) answered in a way that does not add up; run the sync again.',
 		);
 	for (let i = 1; i < records.length; i++) {
 		if (String(records[i].id) <= String(records[i - 1].id))
@@ -494,12 +519,4 @@ export function mappedColumns(context: IExecuteFunctions): Record<string, string
 			.filter(([, mapping]) => mapping !== null && mapping !== undefined && String(mapping).trim())
 			.map(([id, mapping]) => [id, String(mapping)]),
 	);
-}
-
-/** The input keys a mapping reads: `{{ $json.model }}`, `{{ $json["Serial number"] }}`. */
-export function mappingReads(mapping: string): string[] {
-	const reads: string[] = [];
-	for (const match of mapping.matchAll(/\$json(?:\.([A-Za-z_$][\w$]*)|\[\s*(["'])(.*?)\2\s*\])/g))
-		reads.push(match[1] ?? match[3]);
-	return reads;
 }

@@ -147,6 +147,7 @@ export function createsInScope(
 		return {
 			action: 'failed',
 			item: entry.item,
+			...(entry.items ? { items: entry.items } : {}),
 			key: entry.key,
 			error: outsideScope(`The new ${noun} "${entry.key}"`, unmet, 'created', nouns),
 			row: fingerprint(entry.changes),
