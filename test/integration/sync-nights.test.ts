@@ -88,7 +88,7 @@ describe('Sync night after night: devices that come back (issue 38)', () => {
 		expect(report.json.markdown).toContain(
 			[
 				'*Would restore (back in the source) (2)*',
-				'- Device 7 (SYNC-7): Device Name "Device 7" → "Device 7 (repaired)"; Status "Retired" → "Deployed"',
+				'- Device 7 (SYNC-7): Status "Retired" → "Deployed"; Device Name "Device 7" → "Device 7 (repaired)"',
 				'- Device 8 (SYNC-8): Status "Retired" → "Deployed"',
 			].join('\n'),
 		);

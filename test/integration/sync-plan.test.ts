@@ -260,7 +260,7 @@ describe('Sync: the plan reviewed is the plan applied (issue 33)', () => {
 				'- Laptop 2 (PLAN-2) · person2@northwind.example: Device Name "Laptop 2" → "Laptop 2 (new board)"',
 				'',
 				'*Would create (1)*',
-				'- Laptop 5 (PLAN-5): External ID "PLAN-5"; Device Name "Laptop 5"; Hardware Vendor "Lenovo"; Serial Number "PF-5"; Status "Deployed"',
+				'- Laptop 5 (PLAN-5): External ID "PLAN-5"; Status "Deployed"; Device Name "Laptop 5"; Hardware Vendor "Lenovo"; Serial Number "PF-5"',
 			].join('\n'),
 		);
 		expect(report.json.html).toContain('<h3>Would retire (1)</h3>');
@@ -285,7 +285,7 @@ describe('Sync: the plan reviewed is the plan applied (issue 33)', () => {
 		expect(report.json.markdown).toContain('*Would create (2)*\n- Laptop 5 (PLAN-5)');
 		expect(report.json.markdown).toContain('- … and 1 more');
 		expect(report.json.markdown).toContain(
-			'*Rows refused or failed (1)*\n- item 4: Invalid source row: Status (status)',
+			'*Rows refused or failed (1)*\n- Laptop 1 (PLAN-6), item 4: Invalid source row: Status (status)',
 		);
 		// the row as people know it, beside its position
 		expect(failed).toEqual([

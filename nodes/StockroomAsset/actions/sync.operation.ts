@@ -353,6 +353,8 @@ const assetWords = (own: Ownership): RecordWords => ({
 					(definition) => `${CUSTOM_COLUMN_PREFIX}${definition.lookupKey}` === field,
 				)?.name ?? field)
 			: fieldLabel(field),
+	prominent: (field) => ['status', 'assignedToEmail'].includes(field),
+	routine: (field) => ['lastSyncDtm', 'enrolledDtm'].includes(field),
 	describe: (record) => ({
 		name: typeof record.deviceName === 'string' ? record.deviceName : undefined,
 		holder: isPlainObject(record.assignedTo)

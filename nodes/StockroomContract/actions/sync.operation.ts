@@ -423,6 +423,7 @@ const contractWords: RecordWords = {
 	nouns: 'contracts',
 	keyField: 'externalId',
 	fieldLabel: (change) => changeLabel(change, fieldLabel),
+	prominent: (field) => field === 'businessOwnerEmail',
 	describe: (record) => ({
 		name: typeof record.vendorName === 'string' ? record.vendorName : undefined,
 		holder: typeof record.businessOwnerEmail === 'string' ? record.businessOwnerEmail : undefined,

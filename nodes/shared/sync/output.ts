@@ -1,7 +1,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { hasValue } from '../schema/values';
 import { ACTIONS, PLANNED, type Action, type PlanEntry } from './entries';
-import type { Refusal } from './guard';
+import { rowName, type Refusal } from './guard';
 
 /** What a record is called in output and reports: its name and who holds it, when known. */
 export interface RecordWords {
@@ -14,6 +14,10 @@ export interface RecordWords {
 	fieldLabel: (field: string) => string;
 	/** The record's (or new record's) name and holder, e.g. a device's name and assignee. */
 	describe: (record: IDataObject) => { name?: string; holder?: string };
+	/** Fields a report leads with beside keys: a status, who holds the record. */
+	prominent?: (field: string) => boolean;
+	/** Fields that change on most records every night (a last check-in): counted, not listed. */
+	routine?: (field: string) => boolean;
 }
 
 /** How a run went, for its output: the plan's id, and for a dry run what would refuse the real run. */
@@ -119,9 +123,7 @@ function shown(value: unknown): string {
 
 /** One report line's parts: who, and what changes. */
 function lineOf(entry: PlanEntry, words: RecordWords): { who: string; what: string } {
-	if (entry.action === 'failed') {
-		return { who: `item ${entry.item ?? '(none)'}`, what: entry.error.message };
-	}
+	if (entry.action === 'failed') return { who: rowName(entry), what: entry.error.message };
 	const record = recordOf(entry);
 	const { name, holder } = words.describe(record);
 	const key = entry.key ?? (record[words.keyField] as string | undefined);
@@ -133,7 +135,17 @@ function lineOf(entry: PlanEntry, words: RecordWords): { who: string; what: stri
 		.filter(Boolean)
 		.join(' ');
 	const changes = 'changes' in entry ? entry.changes : {};
+	// keys first, then a status or holder, routine fields last
+	const rank = (field: string) =>
+		field === words.keyField || field === 'externalId'
+			? 0
+			: words.prominent?.(field)
+				? 1
+				: words.routine?.(field)
+					? 3
+					: 2;
 	const what = Object.entries(changes)
+		.sort(([a], [b]) => rank(a) - rank(b))
 		.map(([field, { before, after }]) =>
 			entry.action === 'created'
 				? `${words.fieldLabel(field)} ${shown(after)}`
@@ -156,10 +168,37 @@ const TITLES: Record<Action, [planned: string, done: string]> = {
 	failed: ['Rows refused or failed', 'Rows refused or failed'],
 };
 
+type Updated = Extract<PlanEntry, { action: 'updated' }>;
+
 /**
- * The plan as one item people read: counts and the changes (the first `limit` of each action,
- * removals first, each field before → after), as Markdown (which Slack also renders: lists and
- * single-asterisk emphasis, no tables) and as HTML (e-mail, Send and Wait), with a subject line.
+ * Updates as a report orders them: those that change a key (a corrected serial), those that
+ * change a status or who holds the record, the others, and those that change routine fields only
+ * (a last check-in), which are counted rather than listed.
+ */
+function sortUpdates(updates: readonly PlanEntry[], words: RecordWords) {
+	const sorted = {
+		keyChanges: [] as Updated[],
+		people: [] as Updated[],
+		others: [] as Updated[],
+		routine: [] as Updated[],
+	};
+	for (const entry of updates as Updated[]) {
+		const fields = Object.keys(entry.changes);
+		if (fields.some((field) => field === words.keyField || field === 'externalId'))
+			sorted.keyChanges.push(entry);
+		else if (fields.some((field) => words.prominent?.(field))) sorted.people.push(entry);
+		else if (fields.every((field) => words.routine?.(field))) sorted.routine.push(entry);
+		else sorted.others.push(entry);
+	}
+	return sorted;
+}
+
+/**
+ * The plan as one item people read: counts and the changes, leading with what a person must see
+ * (removals, restorations and key changes listed whole; changes of status and holder; failed
+ * rows), then the other changes (the first `limit` of each), routine-only updates counted, each
+ * field before → after; as Markdown (which Slack also renders: lists and single-asterisk
+ * emphasis, no tables) and as HTML (e-mail, a form's page), with a subject line.
  */
 export function reportItem(
 	entries: readonly PlanEntry[],
@@ -179,36 +218,45 @@ export function reportItem(
 			? `Dry run: nothing was written. The real run would be refused: ${facts.refusals.map((refusal) => refusal.message).join('; ')}.`
 			: 'Dry run: nothing was written.'
 		: 'Written: every change below was confirmed by the service.';
-	const order: Action[] = [
-		'retired',
-		'deleted',
-		'restored',
-		'updated',
-		'created',
-		'failed',
-		'missing',
-	];
-	const section = (heading: string, listed: readonly PlanEntry[]) => ({
-		heading: `${heading} (${listed.length})`,
-		lines: listed.slice(0, limit).map((entry) => lineOf(entry, words)),
-		more: listed.length - Math.min(limit, listed.length),
-	});
-	const sections = order
-		.filter((action) => counts[action])
-		.map((action) =>
-			section(
-				title(action),
-				entries.filter((entry) => entry.action === action),
-			),
-		);
-	const returning = returningLeft(entries);
-	// after the removals: records the source has again, which keep the status they were given
-	if (returning.length)
-		sections.splice(
-			order.filter((action) => counts[action] && ['retired', 'deleted'].includes(action)).length,
-			0,
-			section('Back in the source, status left as it is', returning),
-		);
+	// removals, restorations and key changes are listed whole: a person approves each of them
+	const section = (heading: string, listed: readonly PlanEntry[], whole = false) => {
+		const shown = whole ? listed : listed.slice(0, limit);
+		return {
+			heading: `${heading} (${listed.length})`,
+			lines: shown.map((entry) => lineOf(entry, words)),
+			more: listed.length - shown.length,
+		};
+	};
+	const of = (action: Action) => entries.filter((entry) => entry.action === action);
+	const { keyChanges, people, others, routine } = sortUpdates(of('updated'), words);
+	const sections = [
+		...(['retired', 'deleted', 'restored'] as Action[]).map((action) =>
+			section(title(action), of(action), true),
+		),
+		section('Back in the source, status left as it is', returningLeft(entries)),
+		section(facts.dryRun ? 'Would change a key' : 'Key changed', keyChanges, true),
+		section(
+			facts.dryRun ? 'Would change a status or who holds it' : 'Status or holder changed',
+			people,
+		),
+		section(title('failed'), of('failed')),
+		section(title('updated'), others),
+		section(title('created'), of('created')),
+		section(title('missing'), of('missing')),
+	].filter(({ heading }) => !heading.endsWith(' (0)'));
+	// routine fields (a device's last check-in) change on most records every night: counted
+	if (routine.length) {
+		const fields = [...new Set(routine.flatMap((entry) => Object.keys(entry.changes)))]
+			.map((field) => words.fieldLabel(field))
+			.join(', ');
+		sections.push({
+			heading: `${facts.dryRun ? 'Would update' : 'Updated'} ${fields} only (${routine.length})`,
+			lines: [
+				{ who: `${routine.length} ${routine.length === 1 ? words.noun : words.nouns}`, what: '' },
+			],
+			more: 0,
+		});
+	}
 	const countLine = ACTIONS.filter((action) => counts[action])
 		.map((action) => `${title(action)}: ${counts[action]}`)
 		.join(' · ');
