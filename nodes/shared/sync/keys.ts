@@ -52,6 +52,15 @@ export const DEFAULT_PLACEHOLDER_KEYS = [
 /** Tells whether a cleaned key means "no key": one of the listed values, case aside. */
 export type PlaceholderTest = (key: string) => boolean;
 
+/** A regular expression matched case aside, or why the text is none. */
+function regularExpression(source: string): RegExp | string {
+	try {
+		return new RegExp(source, 'i');
+	} catch (error) {
+		return (error as Error).message;
+	}
+}
+
 /**
  * An option of one key per line (commas separate too, outside a regular expression), cleaned and
  * in key form, and `/.../` lines as regular expressions matched case aside. Fails the run naming
@@ -68,16 +77,15 @@ function readKeyLines(
 		const trimmed = line.trim();
 		const pattern = /^\/(.+)\/$/.exec(trimmed);
 		if (pattern) {
-			try {
-				patterns.push(new RegExp(pattern[1], 'i'));
-			} catch (error) {
+			const compiled = regularExpression(pattern[1]);
+			if (typeof compiled === 'string')
 				throw new SyncRefusal(
 					node,
 					'settings',
-					`${option}: the line ${JSON.stringify(trimmed)} is not a regular expression (${(error as Error).message})`,
+					`${option}: the line ${JSON.stringify(trimmed)} is not a regular expression (${compiled})`,
 					`Nothing was written. Correct the node's ${option} option.`,
 				);
-			}
+			patterns.push(compiled);
 			continue;
 		}
 		for (const value of trimmed.split(',')) {

@@ -13,14 +13,7 @@ import { NodeOperationError, type INode } from 'n8n-workflow';
  * - `settings`: a parameter or option the run cannot use.
  */
 export type RefusalKind =
-	| 'guard'
-	| 'rows'
-	| 'plan'
-	| 'columns'
-	| 'empty'
-	| 'scope'
-	| 'service'
-	| 'settings';
+	'guard' | 'rows' | 'plan' | 'columns' | 'empty' | 'scope' | 'service' | 'settings';
 
 /** A run refused before its first write: a node error that says which refusal it is. */
 export class SyncRefusal extends NodeOperationError {
