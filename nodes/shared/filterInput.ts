@@ -15,7 +15,7 @@ import {
 } from './descriptions/filterAttributes';
 import { toServiceDate, toServiceDateTime } from './dates';
 import type { CustomFieldType } from './schema/asset';
-import type { Fields, ResourceSchema } from './schema/fields';
+import type { Fields, FieldSet, ResourceSchema } from './schema/fields';
 import { isPlainObject } from './schema/values';
 
 /** A filter the user got wrong; `parameter` names the UI field to fix. */
@@ -37,6 +37,13 @@ export interface FilterInputOptions {
 	listField?: string;
 	/** Types of the service's custom fields by lower-case name; asked only when a row uses one. */
 	customFieldTypes?: () => Promise<Map<string, CustomFieldType>>;
+	/**
+	 * What a Filter Expression is checked against, when it is not the builder's schema (SCIM users:
+	 * every attribute RFC 7643 defines, and others with a notice); the builder keeps its list.
+	 */
+	expressionSchema?: FieldSet;
+	/** Told each notice of a Filter Expression (an attribute sent as written), with its column. */
+	onNotice?: (message: string) => void;
 }
 
 function rowsOf(raw: unknown): IDataObject[] {
@@ -132,7 +139,9 @@ export async function readFilter(
 	if (mode === 'expression') {
 		const text = String(options.getParameter('filterExpression', '') ?? '').trim();
 		if (!text) return undefined;
-		const checked = inspectFilter(text, schema);
+		const checked = inspectFilter(text, options.expressionSchema ?? schema, (notice) =>
+			options.onNotice?.(`Filter Expression, column ${notice.column}: ${notice.message}`),
+		);
 		if (checked instanceof FilterError)
 			throw new FilterInputError('Filter Expression', `Filter Expression, ${checked.message}`);
 		return checked;

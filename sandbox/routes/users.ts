@@ -1,10 +1,17 @@
-import { userSchema } from '../../nodes/shared/schema/user';
+import { scimUserFilterSchema } from '../../nodes/shared/schema/user';
 import { compileQueryFilter } from '../filtering';
 import { Answer, scimError } from '../problems';
 import type { ApiRoute, SandboxContext } from '../router';
 import { ok } from './common';
 
 const LIST_RESPONSE = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
+
+/**
+ * What a filter may name: the attributes RFC 7643 gives a user (also qualified with their
+ * schema's URI, RFC 7644 §3.10); any other attribute is refused with `invalidFilter`, as the
+ * service refuses an unknown attribute (service-behaviour.md §6).
+ */
+const FILTERABLE = { ...scimUserFilterSchema, openAttributes: false };
 
 /** A SCIM integer parameter; RFC 7644 §3.4.2.4 reads values below the minimum as the minimum. */
 function integerParam(
@@ -35,7 +42,7 @@ export function userRoutes({ store }: SandboxContext): ApiRoute[] {
 				const query = url.searchParams;
 				const startIndex = integerParam(query, 'startIndex', 1, 1);
 				const count = integerParam(query, 'count', 100, 0);
-				const filter = compileQueryFilter(query.get('filter'), userSchema);
+				const filter = compileQueryFilter(query.get('filter'), FILTERABLE);
 				if (filter.error !== undefined) {
 					throw new Answer(
 						scimError(400, `The filter is not valid: ${filter.error}`, 'invalidFilter'),

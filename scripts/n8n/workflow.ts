@@ -35,7 +35,7 @@ export interface CredentialRef {
 }
 
 /** A resource locator value as the editor saves it. */
-export const locator = (mode: 'list' | 'id' | 'externalId', value: string) => ({
+export const locator = (mode: 'list' | 'id' | 'externalId' | 'email', value: string) => ({
 	__rl: true,
 	mode,
 	value,

@@ -146,7 +146,7 @@ function contractWorkflow(credential: CredentialRef, seededId: string) {
 	]);
 }
 
-function userWorkflow(credential: CredentialRef, userId: string) {
+function userWorkflow(credential: CredentialRef, userId: string, loginAddress: string) {
 	return buildWorkflow('User operations', credential, [
 		[user('All users', { operation: 'getAll', returnAll: true, options: { pageSize: 100 } })],
 		[user('First 30', { operation: 'getAll', limit: 30, options: { pageSize: 25 } })],
@@ -177,6 +177,13 @@ function userWorkflow(credential: CredentialRef, userId: string) {
 			user('Get user', { operation: 'get', user: locator('id', userId) }),
 			user('Get user from list', { operation: 'get', user: locator('list', userId) }),
 		],
+		// a user whose userName is a directory login: the address is only in emails
+		[
+			user('Get by e-mail, login user name', {
+				operation: 'get',
+				user: locator('email', loginAddress),
+			}),
+		],
 	]);
 }
 
@@ -187,6 +194,7 @@ describe('Stockroom Contract and User in real n8n', () => {
 	let seeded: IDataObject;
 	let run: WorkflowRun;
 	let usersWorkflowId: string;
+	let loginAddress: string;
 	const calls = (method: string, path: string) =>
 		sandbox.journal().filter((entry) => entry.method === method && entry.path === path);
 	const ids = (items: IDataObject[]) => items.map((item) => item.id);
@@ -206,12 +214,16 @@ describe('Stockroom Contract and User in real n8n', () => {
 			const items = record.lineItems as IDataObject[];
 			return items.some((item) => item.externalId) && items.some((item) => !item.externalId);
 		})!;
+		// a user whose userName is a directory login (a UPN, say), not their e-mail address
+		const login = sandbox.store.users.all()[222];
+		sandbox.store.users.put({ ...login, userName: 'gturing222' });
+		loginAddress = String((login.emails as IDataObject[])[0].value);
 		home = await createN8nHome();
 		const credential = { id: 'stockroomContractE2e', name: 'Stockroom' };
 		await home.importCredential({ ...credential, ...sandboxCredentialInput(sandbox) });
 		const [contractsId, usersId] = await home.importWorkflows([
 			contractWorkflow(credential, String(seeded.id)),
-			userWorkflow(credential, sandbox.store.users.all()[321].id),
+			userWorkflow(credential, sandbox.store.users.all()[321].id, loginAddress),
 		]);
 		usersWorkflowId = usersId;
 		run = await home.executeWorkflow(contractsId);
@@ -417,6 +429,20 @@ describe('Stockroom Contract and User in real n8n', () => {
 		test('Get by ID and from the list', () => {
 			expect(usersRun.outputs['Get user']).toEqual([users[321]]);
 			expect(usersRun.outputs['Get user from list']).toEqual([users[321]]);
+		});
+
+		test('Get By Email finds a user whose userName is not their e-mail, in one request, and says it matched by emails', () => {
+			expect(users[222].userName).toBe('gturing222');
+			expect(usersRun.outputs['Get by e-mail, login user name']).toEqual([
+				{ ...users[222], matchedBy: 'emails' },
+			]);
+			const address = JSON.stringify(loginAddress);
+			const sent = calls('GET', '/api/scim/v2/Users').filter(
+				(call) => call.status === 200 && call.query.filter?.includes(address),
+			);
+			expect(sent.map((call) => call.query.filter)).toEqual([
+				`userName eq ${address} or emails[value eq ${address}]`,
+			]);
 		});
 	});
 });

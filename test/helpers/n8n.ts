@@ -35,6 +35,7 @@ import {
 	type INodeTypes,
 	type ITaskDataConnections,
 	type IWorkflowExecuteAdditionalData,
+	type NodeExecutionHint,
 	type ResourceMapperFields,
 	type WorkflowExecuteMode,
 } from 'n8n-workflow';
@@ -437,6 +438,8 @@ export interface RunOptions extends NodeOptions {
 	continueOnFail?: boolean;
 	/** The execution's cancel signal (n8n aborts it when someone stops the execution). */
 	cancelSignal?: AbortSignal;
+	/** Receives the hints the node added for the output pane (`addExecutionHints`). */
+	hints?: NodeExecutionHint[];
 }
 
 /** Runs a regular node's `execute` over the input items, as n8n's WorkflowExecute.executeNode. */
@@ -462,10 +465,14 @@ export async function runNode(
 		[],
 		options.cancelSignal,
 	);
-	return await inIsolate(
-		workflow,
-		async () => (await nodeType.execute!.call(context)) as INodeExecutionData[][],
-	);
+	try {
+		return await inIsolate(
+			workflow,
+			async () => (await nodeType.execute!.call(context)) as INodeExecutionData[][],
+		);
+	} finally {
+		options.hints?.push(...context.hints);
+	}
 }
 
 export interface PollOptions extends NodeOptions {

@@ -300,17 +300,18 @@ describe('Stockroom Contract and User nodes against the sandbox', () => {
 		);
 	});
 
-	test('User Get by e-mail: the person an asset names, found by user name; an unknown address fails naming it', async () => {
+	test('User Get by e-mail: the person an asset names, found by user name or e-mail; an unknown address fails naming it', async () => {
 		const someone = sandbox.store.users.all()[11];
+		const upper = String(someone.userName).toUpperCase();
 		const [[user]] = await runUser({
 			operation: 'get',
-			user: { __rl: true, mode: 'email', value: String(someone.userName).toUpperCase() },
+			user: { __rl: true, mode: 'email', value: upper },
 		});
-		expect(user.json).toEqual(someone);
+		expect(user.json).toEqual({ ...someone, matchedBy: 'userName and emails' });
 		expect(apiCalls().map((call) => [call.path, call.query.filter])).toEqual([
 			[
 				'/api/scim/v2/Users',
-				`userName eq ${JSON.stringify(String(someone.userName).toUpperCase())}`,
+				`userName eq ${JSON.stringify(upper)} or emails[value eq ${JSON.stringify(upper)}]`,
 			],
 		]);
 
@@ -321,7 +322,7 @@ describe('Stockroom Contract and User nodes against the sandbox', () => {
 			runUser({ operation: 'get', user: { __rl: true, mode: 'email', value: odd } }),
 		).rejects.toThrow(`No user has the e-mail address ${odd}`);
 		expect(apiCalls().map((call) => call.query.filter)).toEqual([
-			`userName eq ${JSON.stringify(odd)}`,
+			`userName eq ${JSON.stringify(odd)} or emails[value eq ${JSON.stringify(odd)}]`,
 		]);
 
 		sandbox.resetStats();

@@ -133,6 +133,8 @@ export interface FilterUiOptions {
 	listField?: string;
 	/** Text of the notice shown for raw expressions. */
 	resourceLabel: string;
+	/** A sentence added to the expression's syntax notice (what the expression may name). */
+	expressionNote?: string;
 }
 
 /** The filter block of Get Many and the trigger: None / Build Manually / Expression. */
@@ -236,7 +238,7 @@ export function filterProperties(
 	}
 	properties.push(
 		{
-			displayName: `Syntax: <code>attribute operator value</code> with eq, ne, co, sw, ew, gt, ge, lt, le, pr; and, or, not (…); strings in double quotes. Example: <code>${schema.filterExample}</code>`,
+			displayName: `Syntax: <code>attribute operator value</code> with eq, ne, co, sw, ew, gt, ge, lt, le, pr; and, or, not (…); strings in double quotes.${options.expressionNote ? ` ${options.expressionNote}` : ''} Example: <code>${schema.filterExample}</code>`,
 			name: 'filterNotice',
 			type: 'notice',
 			default: '',

@@ -1,11 +1,16 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyMode } from 'n8n-workflow';
 
 export interface LocatorOptions {
 	/** Label and parameter name, e.g. "Asset" → parameter `asset`. */
 	noun: string;
 	searchListMethod: string;
-	/** Hex digits in the service's IDs of this record. */
-	idLength: number;
+	/** Hex digits in the service's IDs of this record: an ID of another form is refused. */
+	idLength?: number;
+	/**
+	 * For records whose IDs the server chooses (SCIM users: any string, RFC 7643 §3.1): what the
+	 * By ID field says of them, instead of a pattern it checks.
+	 */
+	idHint?: string;
 	idPlaceholder: string;
 	/** Offer "By External ID" with this placeholder (for records that have one). */
 	externalIdPlaceholder?: string;
@@ -19,6 +24,17 @@ export const idPattern = (length: number) => `^[0-9a-fA-F]{${length}}$`;
 /** Picks one record: from a searchable list, by ID, or (where records have one) by External ID. */
 export function recordLocator(options: LocatorOptions): INodeProperties {
 	const errorMessage = `A ${options.noun.toLowerCase()} ID is ${options.idLength} hexadecimal characters`;
+	const idCheck: Partial<INodePropertyMode> =
+		options.idLength === undefined
+			? { hint: options.idHint }
+			: {
+					validation: [
+						{
+							type: 'regex',
+							properties: { regex: idPattern(options.idLength), errorMessage },
+						},
+					],
+				};
 	const locator: INodeProperties = {
 		displayName: options.noun,
 		name: options.noun.toLowerCase(),
@@ -41,9 +57,7 @@ export function recordLocator(options: LocatorOptions): INodeProperties {
 				name: 'id',
 				type: 'string',
 				placeholder: options.idPlaceholder,
-				validation: [
-					{ type: 'regex', properties: { regex: idPattern(options.idLength), errorMessage } },
-				],
+				...idCheck,
 			},
 			{
 				displayName: 'By External ID',

@@ -1,11 +1,18 @@
 import type { FilterNode } from './ast';
 import { FilterError } from './errors';
 import { parseFilter } from './parser';
-import { validateFilter } from './validate';
+import { reviewFilter, type FilterIssue } from './validate';
 import type { FieldSet } from '../schema/fields';
 
-/** Parses and validates filter text for a resource: its tree, or a FilterError naming the column. */
-export function inspectFilter(text: string, schema: FieldSet): FilterNode | FilterError {
+/**
+ * Parses and validates filter text for a resource: its tree, or a FilterError naming the column.
+ * Notices (attributes an open schema does not know, sent as written) go to `onNotice`.
+ */
+export function inspectFilter(
+	text: string,
+	schema: FieldSet,
+	onNotice?: (notice: FilterIssue) => void,
+): FilterNode | FilterError {
 	let node: FilterNode;
 	try {
 		node = parseFilter(text);
@@ -14,8 +21,12 @@ export function inspectFilter(text: string, schema: FieldSet): FilterNode | Filt
 			? error
 			: new FilterError(1, `could not read the filter (${String(error)})`);
 	}
-	const [first, ...others] = validateFilter(node, schema);
-	if (!first) return node;
+	const { issues, notices } = reviewFilter(node, schema);
+	const [first, ...others] = issues;
+	if (!first) {
+		if (onNotice) notices.forEach(onNotice);
+		return node;
+	}
 	const more = others.map((issue) => `; column ${issue.column}: ${issue.message}`).join('');
 	return new FilterError(first.column, first.message + more);
 }

@@ -1,5 +1,9 @@
 import type { ComparisonOperator, FilterNode, Literal } from './ast';
-import { resolveAttribute as resolveOrExplain, type ResolvedAttribute } from './attributes';
+import {
+	comparedAttribute,
+	resolveAttribute as resolveOrExplain,
+	type ResolvedAttribute,
+} from './attributes';
 import type { Field, Fields, FieldSet } from '../schema/fields';
 import { hasValue, isPlainObject, toInstant } from '../schema/values';
 
@@ -13,37 +17,48 @@ type Test = (value: unknown) => boolean;
  * operator, and `attr eq null` means the attribute has no value.
  */
 export function compileFilter(node: FilterNode, schema: FieldSet): Predicate {
-	return compileNode(node, schema.fields);
+	return compileNode(node, schema.fields, schema.coreSchema);
 }
 
 /** Filters are validated before they are compiled; an unknown attribute here is a bug. */
-function resolveAttribute(fields: Fields, attribute: string): ResolvedAttribute {
-	const resolved = resolveOrExplain(fields, attribute);
+function resolveAttribute(
+	fields: Fields,
+	attribute: string,
+	coreSchema?: string,
+): ResolvedAttribute {
+	const resolved = resolveOrExplain(fields, attribute, coreSchema);
 	if (typeof resolved === 'string')
 		throw new Error(`cannot evaluate an invalid filter: ${resolved}`);
 	return resolved;
 }
 
-function compileNode(node: FilterNode, fields: Fields): Predicate {
+/** `coreSchema`: the URI an attribute may be qualified with at this level (not inside `[...]`). */
+function compileNode(node: FilterNode, fields: Fields, coreSchema?: string): Predicate {
 	switch (node.kind) {
 		case 'and': {
-			const [left, right] = [compileNode(node.left, fields), compileNode(node.right, fields)];
+			const [left, right] = [
+				compileNode(node.left, fields, coreSchema),
+				compileNode(node.right, fields, coreSchema),
+			];
 			return (record) => left(record) && right(record);
 		}
 		case 'or': {
-			const [left, right] = [compileNode(node.left, fields), compileNode(node.right, fields)];
+			const [left, right] = [
+				compileNode(node.left, fields, coreSchema),
+				compileNode(node.right, fields, coreSchema),
+			];
 			return (record) => left(record) || right(record);
 		}
 		case 'not': {
-			const operand = compileNode(node.operand, fields);
+			const operand = compileNode(node.operand, fields, coreSchema);
 			return (record) => !operand(record);
 		}
 		case 'present': {
-			const read = compileReader(resolveAttribute(fields, node.attribute));
+			const read = compileReader(resolveAttribute(fields, node.attribute, coreSchema));
 			return (record) => hasValue(read(record));
 		}
 		case 'valuePath': {
-			const resolved = resolveAttribute(fields, node.attribute);
+			const resolved = resolveAttribute(fields, node.attribute, coreSchema);
 			if (resolved.kind !== 'field' || resolved.field.type !== 'list') {
 				throw new Error(`'${node.attribute}' is not a list of objects`);
 			}
@@ -58,7 +73,7 @@ function compileNode(node: FilterNode, fields: Fields): Predicate {
 			};
 		}
 		case 'compare': {
-			const resolved = resolveAttribute(fields, node.attribute);
+			const resolved = comparedAttribute(resolveAttribute(fields, node.attribute, coreSchema));
 			const read = compileReader(resolved);
 			if (node.value === null) {
 				// eq null: the attribute has no value; ne null: it has one

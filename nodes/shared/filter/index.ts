@@ -26,4 +26,4 @@ export { checkFilter, inspectFilter } from './check';
 export { FilterError } from './errors';
 export { parseFilter } from './parser';
 export { printFilter, printLiteral } from './printer';
-export { validateFilter, type FilterIssue } from './validate';
+export { reviewFilter, validateFilter, type FilterIssue } from './validate';

@@ -1,3 +1,4 @@
+import { isAttributePath } from './attributes';
 import { FilterError } from './errors';
 
 export type Token =
@@ -53,13 +54,21 @@ function describeCharacter(char: string): string {
 		: `'${char}'`;
 }
 
-/** A dotted attribute path (`lastModifiedBy.email`) or a keyword. */
+/** Characters of a schema URI before an attribute name (attributes.ts checks the whole). */
+const URI_PART = /[A-Za-z0-9._~:/%+\-$]/;
+
+/**
+ * A dotted attribute path (`lastModifiedBy.email`, `groups.$ref`), one qualified with its schema's
+ * URI (`urn:ietf:params:scim:schemas:core:2.0:User:name.familyName`, RFC 7644 §3.10), or a
+ * keyword.
+ */
 function readWord(source: string, start: number, tokens: Token[]): number {
 	let index = start + 1;
 	for (;;) {
 		while (index < source.length && WORD_PART.test(source[index])) index++;
+		if (source[index] === ':') return readQualified(source, start, tokens);
 		if (source[index] !== '.') break;
-		if (!WORD_START.test(source[index + 1] ?? '')) {
+		if (!/[A-Za-z_$]/.test(source[index + 1] ?? '')) {
 			throw new FilterError(
 				index + 2,
 				`expected an attribute name after '.', found ${
@@ -70,6 +79,24 @@ function readWord(source: string, start: number, tokens: Token[]): number {
 		index += 2;
 	}
 	tokens.push({ type: 'word', text: source.slice(start, index), position: start });
+	return index;
+}
+
+/** `<schema URI>:<attribute path>`: the URI runs to the last colon of the word. */
+function readQualified(source: string, start: number, tokens: Token[]): number {
+	let index = start;
+	while (index < source.length && URI_PART.test(source[index])) index++;
+	const text = source.slice(start, index);
+	if (!isAttributePath(text)) {
+		const colon = text.lastIndexOf(':');
+		throw new FilterError(
+			start + 1,
+			colon === text.length - 1
+				? `expected an attribute name after the schema URI '${text.slice(0, -1)}'`
+				: `'${text}' is not an attribute name (a schema URI such as urn:ietf:params:scim:schemas:core:2.0:User, a colon, then the attribute)`,
+		);
+	}
+	tokens.push({ type: 'word', text, position: start });
 	return index;
 }
 

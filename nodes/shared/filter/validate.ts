@@ -1,5 +1,11 @@
 import type { ComparisonOperator, FilterNode, Literal } from './ast';
-import { resolveAttribute, type ResolvedAttribute } from './attributes';
+import {
+	comparedAttribute,
+	qualifiedInExtension,
+	resolveAttribute,
+	splitAttribute,
+	type ResolvedAttribute,
+} from './attributes';
 import { printLiteral } from './printer';
 import type { Field, FieldSet } from '../schema/fields';
 import { didYouMean, isCalendarDate, isDateTime } from '../schema/values';
@@ -132,38 +138,88 @@ function checkValue(
 
 /** Checks a parsed filter against a resource schema; returns every problem (empty when valid). */
 export function validateFilter(node: FilterNode, schema: FieldSet): FilterIssue[] {
-	const issues: FilterIssue[] = [];
-	visit(node, schema.fields, issues);
-	return issues;
+	return reviewFilter(node, schema).issues;
 }
 
+/**
+ * Checks a parsed filter against a resource schema: its problems, and (for a schema whose
+ * attributes are open, SCIM users) notices of the attributes it names that the schema does not
+ * know, which are sent as written for the server to judge.
+ */
+export function reviewFilter(
+	node: FilterNode,
+	schema: FieldSet,
+): { issues: FilterIssue[]; notices: FilterIssue[] } {
+	const review: Review = { issues: [], notices: [], schema };
+	visit(node, schema.fields, review, schema.coreSchema);
+	return { issues: review.issues, notices: review.notices };
+}
+
+interface Review {
+	issues: FilterIssue[];
+	notices: FilterIssue[];
+	schema: FieldSet;
+}
+
+/** The attribute's field, or undefined with an issue (or, in an open schema, a notice) recorded. */
 function resolve(
 	fields: FieldSet['fields'],
 	node: { attribute: string; position: number },
-	issues: FilterIssue[],
+	review: Review,
+	coreSchema: string | undefined,
+	within: string | undefined,
 ): ResolvedAttribute | undefined {
-	const resolved = resolveAttribute(fields, node.attribute);
+	const resolved = resolveAttribute(fields, node.attribute, coreSchema);
 	if (typeof resolved !== 'string') return resolved;
-	issues.push({ column: node.position + 1, message: resolved });
+	const column = node.position + 1;
+	if (!review.schema.openAttributes) {
+		review.issues.push({ column, message: resolved });
+		return undefined;
+	}
+	const qualified = qualifiedInExtension(fields, node.attribute);
+	// a plain name the node does not know is most likely a typo: say what it may have meant, as a
+	// refusal would (another schema's URI is the server's to know)
+	const suggestion =
+		splitAttribute(node.attribute)?.uri === undefined
+			? (/ \(did you mean [^)]*\)$/.exec(resolved)?.[0] ?? '')
+			: '';
+	review.notices.push({
+		column,
+		message: qualified
+			? `'${node.attribute}' is an attribute of a schema extension, which RFC 7644 names in full: ${qualified}; sent as written, the server decides`
+			: `'${node.attribute}' is not an attribute the node knows of ${within ? `'${within}'` : `the ${review.schema.noun}`}${suggestion}; sent as written, the server decides (it may refuse it or match nothing)`,
+	});
 	return undefined;
 }
 
-function visit(node: FilterNode, fields: FieldSet['fields'], issues: FilterIssue[]): void {
+function visit(
+	node: FilterNode,
+	fields: FieldSet['fields'],
+	review: Review,
+	coreSchema?: string,
+	/** The list attribute whose `[...]` this is. */
+	within?: string,
+): void {
+	const { issues } = review;
 	switch (node.kind) {
 		case 'and':
 		case 'or':
-			visit(node.left, fields, issues);
-			visit(node.right, fields, issues);
+			visit(node.left, fields, review, coreSchema, within);
+			visit(node.right, fields, review, coreSchema, within);
 			return;
 		case 'not':
-			visit(node.operand, fields, issues);
+			visit(node.operand, fields, review, coreSchema, within);
 			return;
 		case 'present':
-			resolve(fields, node, issues);
+			resolve(fields, node, review, coreSchema, within);
 			return;
 		case 'valuePath': {
-			const resolved = resolve(fields, node, issues);
-			if (!resolved) return;
+			const resolved = resolve(fields, node, review, coreSchema, within);
+			if (!resolved) {
+				// an attribute the schema does not know: its elements' attributes are not known either
+				if (review.schema.openAttributes) visitOpen(node.filter, review);
+				return;
+			}
 			if (resolved.kind !== 'field' || resolved.field.type !== 'list') {
 				issues.push({
 					column: node.position + 1,
@@ -171,12 +227,14 @@ function visit(node: FilterNode, fields: FieldSet['fields'], issues: FilterIssue
 				});
 				return;
 			}
-			visit(node.filter, resolved.field.fields, issues);
+			visit(node.filter, resolved.field.fields, review, undefined, node.attribute);
 			return;
 		}
 		case 'compare': {
-			const resolved = resolve(fields, node, issues);
-			if (!resolved || resolved.kind === 'custom') return;
+			const found = resolve(fields, node, review, coreSchema, within);
+			if (!found || found.kind === 'custom') return;
+			const resolved = comparedAttribute(found);
+			if (resolved.kind === 'custom') return;
 			const { noun, operators } = describeField(node.attribute, resolved.field);
 			const column = node.position + 1;
 			if (node.value === null && !EQUALITY_OPERATORS.includes(node.operator)) {
@@ -195,5 +253,29 @@ function visit(node: FilterNode, fields: FieldSet['fields'], issues: FilterIssue
 				if (problem) issues.push({ column, message: problem });
 			}
 		}
+	}
+}
+
+/** Inside `[...]` of an attribute the schema does not know: only the structure is checked. */
+function visitOpen(node: FilterNode, review: Review): void {
+	switch (node.kind) {
+		case 'and':
+		case 'or':
+			visitOpen(node.left, review);
+			visitOpen(node.right, review);
+			return;
+		case 'not':
+			visitOpen(node.operand, review);
+			return;
+		case 'valuePath':
+			visitOpen(node.filter, review);
+			return;
+		case 'compare':
+			if (node.value === null && !EQUALITY_OPERATORS.includes(node.operator)) {
+				review.issues.push({
+					column: node.position + 1,
+					message: `null can only be compared with eq or ne (found '${node.operator} null')`,
+				});
+			}
 	}
 }

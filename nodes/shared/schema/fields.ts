@@ -103,6 +103,17 @@ export interface FieldSet {
 	/** Singular noun used in messages, e.g. "asset". */
 	noun: string;
 	fields: Fields;
+	/**
+	 * The URI of the schema whose attributes `fields` are (SCIM's core User schema): an attribute
+	 * qualified with it (RFC 7644 §3.10) is the attribute itself. Fields keyed by another schema's
+	 * URI hold that extension's attributes.
+	 */
+	coreSchema?: string;
+	/**
+	 * Attributes the fields do not list are the server's to judge: a filter naming one is sent
+	 * with a notice instead of being refused (a SCIM server may define attributes of its own).
+	 */
+	openAttributes?: boolean;
 }
 
 export interface ResourceSchema extends FieldSet {

@@ -179,9 +179,15 @@ export interface Problem {
 	traceId?: string;
 	/** OAuth2 token endpoint error code (`invalid_client`, `invalid_scope`). */
 	error?: string;
+	/** A SCIM error (RFC 7644 §3.12): the body names the SCIM Error schema or has a `scimType`. */
+	scim?: boolean;
+	/** The SCIM error's kind: `invalidFilter`, `uniqueness`, `tooMany`, ... */
+	scimType?: string;
 	/** The body is JSON, as the service's errors are (not a gateway's page). */
 	isServiceAnswer: boolean;
 }
+
+const SCIM_ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
 export function readProblem(body: unknown): Problem {
 	if (!isPlainObject(body)) return { isServiceAnswer: false };
@@ -199,6 +205,10 @@ export function readProblem(body: unknown): Problem {
 		errors: Object.keys(errors).length ? errors : undefined,
 		traceId: text(extensions.traceId) ?? text(body.traceId),
 		error: text(body.error),
+		scim:
+			(Array.isArray(body.schemas) && body.schemas.includes(SCIM_ERROR)) ||
+			text(body.scimType) !== undefined,
+		scimType: text(body.scimType),
 		isServiceAnswer: true,
 	};
 }

@@ -33,6 +33,7 @@ function problemLines(problem: Problem, failure: Failure): string[] {
 	}
 	const facts = [
 		failure.status !== undefined ? `HTTP ${failure.status}` : undefined,
+		problem.scimType ? `scimType ${problem.scimType}` : undefined,
 		problem.traceId ? `trace ID ${problem.traceId}` : undefined,
 	].filter(Boolean);
 	if (facts.length) lines.push(`(${facts.join(', ')})`);
@@ -45,6 +46,46 @@ function problemLines(problem: Problem, failure: Failure): string[] {
 function foreignAnswer(failure: Failure): string {
 	const type = failure.contentType ? ` (${failure.contentType})` : '';
 	return `The answer${type} began: ${excerptOf(failure.body)}`;
+}
+
+/**
+ * SCIM errors a person can act on (RFC 7644 §3.12): what happened, in words, and what to do. The
+ * server's own `detail` follows in the message.
+ */
+const SCIM_ERRORS: Record<string, { what: string; advice: string }> = {
+	invalidFilter: {
+		what: 'the server refused the filter',
+		advice:
+			'The server could not read the filter, or does not support an attribute or operator in it. Check the Filter Expression (or the conditions), try a simpler filter (one attribute with eq), or see which filters the server supports.',
+	},
+	tooMany: {
+		what: 'the filter matches more users than the server is willing to return',
+		advice: 'Narrow the filter (more conditions, or more precise values) so fewer users match.',
+	},
+	uniqueness: {
+		what: 'a value that must be unique is already in use',
+		advice:
+			'Another user already holds a value that must be unique (such as the userName or externalId): use another value, or change the user that holds it.',
+	},
+};
+
+/** A SCIM error of a client mistake (400, 409, 413, ...): its kind and detail in the message. */
+function describeScimError(
+	failed: string,
+	failure: Failure,
+	problem: Problem,
+): { message: string; description: string } {
+	const known = problem.scimType ? SCIM_ERRORS[problem.scimType] : undefined;
+	const what =
+		known?.what ??
+		(failure.status === 409 ? 'the server reported a conflict' : 'the server refused the request');
+	const kind = problem.scimType ? ` (${problem.scimType})` : '';
+	const detail = problem.detail ? `: ${problem.detail}` : '';
+	const facts = problemLines({ ...problem, detail: undefined }, failure);
+	return {
+		message: `${failed}: ${what}${kind}${detail}`,
+		description: [known?.advice, ...facts].filter(Boolean).join('\n'),
+	};
 }
 
 const GATEWAY_ADVICE =
@@ -108,6 +149,14 @@ export function describeFailure(
 			message: `${failed}: ${reason} at ${call.baseUrl}`,
 			description: `Check the credential's Base URL and that the service is reachable from n8n.${tried(call)}`,
 		};
+	}
+	if (
+		problem.scim &&
+		failure.status >= 400 &&
+		failure.status < 500 &&
+		![401, 403, 404, 429].includes(failure.status)
+	) {
+		return describeScimError(failed, failure, problem);
 	}
 	switch (failure.status) {
 		case 400:

@@ -1,4 +1,4 @@
-import type { IDataObject } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 import { readAnswer } from './answers';
 import { resolveCall } from './baseUrl';
 import { readFailure } from './failure';
@@ -144,6 +144,7 @@ export async function* paginate(
 		remaining > perPage && pagesLeft > 1 && (!options.shouldContinue || options.shouldContinue());
 	// the walk's pages are read one after the other, each into the same buffer
 	const pageBuffer = new PageBuffer();
+	const recent = new RecentIds();
 	const pageAt = (target: string, query?: IDataObject) =>
 		new PageRequest(this, target, request(query), pageBuffer);
 	let current: PageRequest | undefined = pageAt(path, qs && { ...qs, limit: perPage });
@@ -155,6 +156,14 @@ export async function* paginate(
 			const { body, headers }: { body: ListBody; headers: IDataObject } = await current.read();
 			current = undefined;
 			const records = body.results.slice(0, remaining);
+			const repeated = recent.repeatedIn(records);
+			if (repeated) {
+				throw new NodeOperationError(
+					this.getNode(),
+					`Could not ${options.operation}: the service answered the record ${repeated.id} ${repeated.where}`,
+					{ itemIndex: options.itemIndex, description: REPEATED_PAGE_ADVICE },
+				);
+			}
 			remaining -= records.length;
 			pagesLeft--;
 			const next: string | undefined = body.next || undefined;
@@ -174,7 +183,81 @@ export async function* paginate(
 	}
 }
 
-/** Reads a SCIM list with `startIndex`/`count` until `totalResults` is reached. */
+const REPEATED_PAGE_ADVICE =
+	"The service's next link did not move past records already read (as when a cursor is ignored). The node stopped rather than output records twice. Run it again; if it happens again, the service's paging is at fault.";
+
+/**
+ * The ids of the page before and of the page being read: a page that repeats a record of itself
+ * or of the page before (a next link whose cursor the service ignored, the first page again) is
+ * caught, in memory of two pages however long the list (a list of 100,000 assets or more keeps
+ * no set of every id it read).
+ */
+class RecentIds {
+	private previous = new Set<string>();
+
+	/** The first record of `records` already seen, and where; records the page as the last one. */
+	repeatedIn(records: IDataObject[]): { id: string; where: string } | undefined {
+		const page = new Set<string>();
+		for (const record of records) {
+			const id = String(record.id);
+			if (page.has(id)) return { id, where: 'twice on one page' };
+			if (this.previous.has(id))
+				return { id, where: 'again on the page after the one that held it' };
+			page.add(id);
+		}
+		// an empty page (the service may send one mid-list) does not make the one before forgotten
+		if (page.size) this.previous = page;
+		return undefined;
+	}
+}
+
+/** A SCIM list response's page, as `answers.ts` accepted it (`totalResults` is a number). */
+interface ScimPage {
+	Resources?: IDataObject[];
+	totalResults: number;
+	startIndex?: unknown;
+	itemsPerPage?: unknown;
+}
+
+/**
+ * Why a SCIM page is not the page asked for (RFC 7644 §3.4.2.4): it starts elsewhere, its
+ * `itemsPerPage` does not count its users, or it holds users past `totalResults` or none before
+ * it. Undefined when it adds up.
+ */
+export function scimPageProblem(page: ScimPage, startIndex: number): string | undefined {
+	const held = (page.Resources ?? []).length;
+	const last = startIndex - 1 + held;
+	if (page.startIndex !== undefined && Number(page.startIndex) !== startIndex) {
+		return `it answered startIndex ${JSON.stringify(page.startIndex)} to a request for startIndex ${startIndex}`;
+	}
+	if (page.itemsPerPage !== undefined) {
+		const items = Number(page.itemsPerPage);
+		// itemsPerPage counts the page's users; some servers give the page size, which only the
+		// last page may fall short of
+		if (!Number.isInteger(items) || items < held || (items > held && last < page.totalResults)) {
+			return `its itemsPerPage is ${JSON.stringify(page.itemsPerPage)} but it holds ${held} users${last < page.totalResults ? ` and totalResults (${page.totalResults}) says more follow` : ''}`;
+		}
+	}
+	if (last > page.totalResults) {
+		return `it holds users ${startIndex} to ${last}, past its totalResults of ${page.totalResults}`;
+	}
+	if (held === 0 && startIndex <= page.totalResults) {
+		return `it holds no users at startIndex ${startIndex}, though its totalResults is ${page.totalResults}`;
+	}
+	return undefined;
+}
+
+const SCIM_PAGING_ADVICE =
+	"RFC 7644 §3.4.2.4: a page starts at the startIndex asked for, itemsPerPage counts its users and totalResults all of them. The node stopped rather than output users twice or leave some out. The server may ignore startIndex (SCIMMY's Express routers do on Express 5): fix or update it; where it honours count, a Page Size at least the number of users reads them all in one request.";
+
+const SCIM_REPEAT_ADVICE =
+	'The list changed while it was read (a user added or removed moves the users after it from one page to another), or the server does not page as RFC 7644 §3.4.2.4 says. The node stopped rather than output a user twice: run it again; if it happens again, check how the server pages.';
+
+/**
+ * Reads a SCIM list with `startIndex`/`count` until `totalResults` is reached. Each page is
+ * checked against what was asked for (see scimPageProblem), and no user may come twice: a server
+ * that pages otherwise is an error, never duplicates or gaps in the output.
+ */
 export async function* paginateScim(
 	this: RequestContext,
 	path: string,
@@ -184,6 +267,13 @@ export async function* paginateScim(
 	const pageSize = Math.min(options.pageSize ?? 100, MAX_PAGE_SIZE);
 	let remaining = options.limit ?? Infinity;
 	let startIndex = 1;
+	/** Each user's id, and the startIndex of the page that held it. */
+	const seen = new Map<string, number>();
+	const fail = (message: string, description: string) =>
+		new NodeOperationError(this.getNode(), `Could not ${options.operation}: ${message}`, {
+			itemIndex: options.itemIndex,
+			description,
+		});
 	while (remaining > 0) {
 		const call = await resolveCall(this, 'GET', path, {
 			qs: { ...qs, startIndex, count: Math.min(pageSize, remaining) },
@@ -192,11 +282,22 @@ export async function* paginateScim(
 			itemIndex: options.itemIndex,
 			retry: options.retry,
 		});
-		const page = (await send(this, call)).body as {
-			Resources?: IDataObject[];
-			totalResults: number;
-		};
+		const page = (await send(this, call)).body as ScimPage;
+		const problem = scimPageProblem(page, startIndex);
+		if (problem)
+			throw fail(`the server did not answer the page asked for: ${problem}`, SCIM_PAGING_ADVICE);
 		const records = (page.Resources ?? []).slice(0, remaining);
+		for (const record of records) {
+			const id = String(record.id);
+			const first = seen.get(id);
+			if (first !== undefined) {
+				throw fail(
+					`the server answered the user ${id} twice (on the pages at startIndex ${first} and ${startIndex})`,
+					SCIM_REPEAT_ADVICE,
+				);
+			}
+			seen.set(id, startIndex);
+		}
 		remaining -= records.length;
 		yield { records };
 		startIndex += records.length;

@@ -105,6 +105,15 @@ function aborting(
 		: context;
 }
 
+/**
+ * What calls to the SCIM users interface accept: SCIM's own media type (RFC 7644 §3.1), and plain
+ * JSON, which some servers answer with. n8n's helper would ask for `application/json` alone.
+ */
+export const SCIM_ACCEPT = 'application/scim+json, application/json';
+
+const isScimCall = (call: Call): boolean =>
+	/^\/api\/scim\//i.test(call.url.slice(call.baseUrl.length));
+
 /** The request n8n's helper sends for a call (the body read as JSON, or left as a stream). */
 function requestFor(call: Call, encoding?: 'stream'): IHttpRequestOptions {
 	const retry = call.options.retry ?? DEFAULT_RETRY;
@@ -117,6 +126,7 @@ function requestFor(call: Call, encoding?: 'stream'): IHttpRequestOptions {
 		timeout: Math.max(1, Math.min(retry.timeoutMs, left)),
 	};
 	if (encoding) request.encoding = encoding;
+	if (isScimCall(call)) request.headers = { Accept: SCIM_ACCEPT };
 	if (call.options.qs && Object.keys(call.options.qs).length) request.qs = call.options.qs;
 	if (call.options.body !== undefined) request.body = call.options.body;
 	return request;
