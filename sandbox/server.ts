@@ -58,6 +58,8 @@ export interface SandboxStats {
 	bytesSent: number;
 	/** The most API and token requests the sandbox was answering at one time. */
 	maxInFlight: number;
+	/** The faults API calls met, per kind. */
+	faults: Partial<Record<FaultKind, number>>;
 	/** The requests it is answering now (a client that gave one up has closed it). */
 	inFlight: number;
 }
@@ -157,6 +159,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		totalRequests: 0,
 		bytesSent: 0,
 		maxInFlight: 0,
+		faults: {},
 	});
 	let stats = emptyStats();
 	let inFlight = 0;
@@ -236,6 +239,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		if (fault) {
 			const entry = entries.get(req);
 			if (entry) entry.fault = fault;
+			stats.faults[fault] = (stats.faults[fault] ?? 0) + 1;
 			if (fault === 'reset') {
 				req.socket.destroy();
 				return undefined;

