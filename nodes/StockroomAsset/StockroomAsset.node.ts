@@ -17,7 +17,7 @@ export class StockroomAsset implements INodeType {
 		version: [1, 2],
 		defaultVersion: 2,
 		subtitle:
-			'={{ { upsert: "Create or Update", delete: "Delete", get: "Get", getAll: "Get Many", sync: "Sync", update: "Update" }[$parameter["operation"]] }}',
+			'={{ { applyPlan: "Apply Sync Plan", upsert: "Create or Update", delete: "Delete", get: "Get", getAll: "Get Many", sync: "Sync", update: "Update" }[$parameter["operation"]] }}',
 		description:
 			"Read and write hardware assets: list with filters, get, create or update (merge or replace), update, delete, and sync a source's complete set of assets",
 		defaults: { name: 'Stockroom Asset' },

@@ -16,7 +16,7 @@ export class StockroomContract implements INodeType {
 		version: [1, 2],
 		defaultVersion: 2,
 		subtitle:
-			'={{ { upsert: "Create or Update", delete: "Delete", get: "Get", getAll: "Get Many", sync: "Sync" }[$parameter["operation"]] }}',
+			'={{ { applyPlan: "Apply Sync Plan", upsert: "Create or Update", delete: "Delete", get: "Get", getAll: "Get Many", sync: "Sync" }[$parameter["operation"]] }}',
 		description:
 			"Read and write contracts with their line items and documents, and sync a procurement source's complete set of contracts",
 		defaults: { name: 'Stockroom Contract' },

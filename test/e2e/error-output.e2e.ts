@@ -52,7 +52,20 @@ interface Scenario {
 	items: (setting: number) => IDataObject[];
 	failsBeforeSending: boolean;
 	written?: (sandbox: Sandbox, setting: number) => boolean[];
+	/**
+	 * The operation works on its input as a whole (Apply Sync Plan reads one plan): its one item is
+	 * bad, and the refusal is one error item paired with it, or the run's error.
+	 */
+	whole?: boolean;
 }
+
+/** A plan whose entries do not add up to its ID: Apply Sync Plan refuses it before reading. */
+const notAPlan = (resource: string) => ({
+	carried: 1,
+	resource,
+	planId: 'p2-c1-u0-s0-r0-d0-m0-f0-0000000000000000',
+	entries: [],
+});
 
 function scenarios(sandbox: Sandbox): Scenario[] {
 	// copies: the tables change as the scenarios write and delete
@@ -102,7 +115,9 @@ function scenarios(sandbox: Sandbox): Scenario[] {
 			node: 'asset',
 			operation: 'sync',
 			// the scope is this setting's three assets (its prefix, from item 0)
+			// one failed row of three is more than the default Max Failed Rows allows (10 %)
 			parameters: {
+				maxFailedPercent: 100,
 				fieldsToSync: ['assetType', 'deviceName', 'hardwareVendor', 'status'],
 				filterMode: 'expression',
 				filterExpression: `={{ 'externalId sw "' + $json.externalId.slice(0, -1) + '"' }}`,
@@ -159,6 +174,22 @@ function scenarios(sandbox: Sandbox): Scenario[] {
 			failsBeforeSending: true,
 		},
 		{
+			node: 'asset',
+			operation: 'applyPlan',
+			parameters: {},
+			items: () => [{ plan: notAPlan('asset') }],
+			failsBeforeSending: true,
+			whole: true,
+		},
+		{
+			node: 'contract',
+			operation: 'applyPlan',
+			parameters: {},
+			items: () => [{ plan: notAPlan('contract') }],
+			failsBeforeSending: true,
+			whole: true,
+		},
+		{
 			node: 'contract',
 			operation: 'upsert',
 			parameters: { inputMode: 'json' },
@@ -176,6 +207,7 @@ function scenarios(sandbox: Sandbox): Scenario[] {
 			operation: 'sync',
 			// one item per contract; the scope is this setting's three contracts (its prefix)
 			parameters: {
+				maxFailedPercent: 100,
 				inputShape: 'contracts',
 				fieldsToSync: ['agreementDate', 'ref', 'type', 'vendorName'],
 				filterMode: 'expression',
@@ -347,6 +379,26 @@ describe('every operation under each On Error setting, in real n8n', () => {
 					)!;
 					const { execution, success, failure } = await run(scenario, setting);
 
+					if (scenario.whole) {
+						// a refusal before the first write, whatever the setting
+						const input = scenario.items(index)[0];
+						if (setting === 'stopWorkflow') {
+							expect(execution.status).toBe('error');
+							expect(execution.data.resultData.error?.message).toMatch(/ refused: /);
+						} else {
+							expect(execution.status).toBe('success');
+							const [refused, ...others] = setting === 'continueErrorOutput' ? failure : success;
+							expect(others).toEqual([]);
+							expect(pairedTo([refused])).toEqual([0]);
+							expect(refused.json).toEqual({
+								...(setting === 'continueErrorOutput' ? input : {}),
+								error: expect.stringMatching(/ refused: /),
+								message: expect.stringMatching(/^Nothing was written/),
+							});
+							if (setting === 'continueErrorOutput') expect(success).toEqual([]);
+						}
+						return;
+					}
 					if (setting === 'stopWorkflow') {
 						expect(execution.status).toBe('error');
 						// the error says which item: in its message, or as n8n's item index
@@ -371,6 +423,11 @@ describe('every operation under each On Error setting, in real n8n', () => {
 						const { error, message, ...rest } = errors[0].json;
 						expect(error).toEqual(expect.any(String));
 						expect(message === undefined || typeof message === 'string').toBe(true);
+						// a Sync's failed row says which row it is by its key
+						if (operation === 'sync')
+							expect(String(message).split('\n')[0]).toMatch(
+								new RegExp(`^Row ${String(scenario.items(index)[1].externalId)}\\b`),
+							);
 						expect(rest).toEqual(setting === 'continueErrorOutput' ? scenario.items(index)[1] : {});
 						// the good items went through, each paired with its own input item
 						expect(new Set(pairedTo(good))).toEqual(new Set([0, 2]));

@@ -767,7 +767,6 @@ describe('Sync property: a year of nights (issue 38)', () => {
 								message: expect.stringMatching(
 									/^Nothing was written\.\nEdited since the dry run: .* by service-desk \(API client\): /,
 								),
-								refused: 'plan',
 							},
 						],
 					});

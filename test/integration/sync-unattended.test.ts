@@ -56,10 +56,10 @@ describe('Sync unattended (issue 39)', () => {
 				error:
 					'Sync stopped by its guard: 30 of the 30 input rows failed (100 %), more than Max Failed Rows allows (3: 10 % of the rows): DEV-1 (SN-1), item 0; DEV-2 (SN-2), item 1; DEV-3 (SN-3), item 2; DEV-4 (SN-4), item 3; DEV-5 (SN-5), item 4; and 25 more',
 				message: expect.stringMatching(/^Nothing was written\. A night on which many rows fail/),
-				refused: 'rows',
 			});
-			// it carries the error, so that n8n sends it to the error output with its fields
-			expect(items[0].error).toBeInstanceOf(Error);
+			// n8n sends an item to the error output when its JSON holds nothing but error and message
+			// (one that carries its error object keeps only the message)
+			expect(items[0].error).toBeUndefined();
 			expect(writes()).toEqual([]);
 			// without On Error: Continue the first bad row fails the run, as ever
 			const error = await failureOf(sync(badDates()));
@@ -90,11 +90,15 @@ describe('Sync unattended (issue 39)', () => {
 			}));
 			const [items] = await sync(input, {}, { continueOnFail: true });
 			const failed = items.filter((item) => item.json.error);
-			expect(failed.map((item) => [item.json.key, item.json.name, item.pairedItem])).toEqual([
-				['SN-1', 'DEV-1', { item: 0 }],
-				['SN-2', 'DEV-2', { item: 1 }],
-				['SN-3', 'DEV-3', { item: 2 }],
+			expect(
+				failed.map((item) => [String(item.json.message).split('\n')[0], item.pairedItem]),
+			).toEqual([
+				['Row SN-1 (DEV-1)', { item: 0 }],
+				['Row SN-2 (DEV-2)', { item: 1 }],
+				['Row SN-3 (DEV-3)', { item: 2 }],
 			]);
+			// error and message only: what n8n (1.x too) sends down the error output
+			expect(failed.every((item) => Object.keys(item.json).length === 2)).toBe(true);
 			expect(writes()).toHaveLength(27);
 			// a fourth is one too many
 			suite.sandbox.resetStats();
@@ -102,7 +106,9 @@ describe('Sync unattended (issue 39)', () => {
 				lastSyncDtm: n <= 4 ? 'last Tuesday' : '2026-11-26T08:00:00.000Z',
 			}));
 			const [refused] = await sync(four, {}, { continueOnFail: true });
-			expect(refused.map((item) => item.json.refused)).toEqual(['rows']);
+			expect(refused.map((item) => item.json.error)).toEqual([
+				expect.stringMatching(/^Sync stopped by its guard: 4 of the 30 input rows failed/),
+			]);
 			expect(writes()).toEqual([]);
 			// the limit is the node's to set
 			const [raised] = await sync(four, { maxFailedPercent: 20 }, { continueOnFail: true });
@@ -112,13 +118,16 @@ describe('Sync unattended (issue 39)', () => {
 	});
 
 	describe('refusals say which they are', () => {
-		test('each refusal before the first write is an error item with refused: guard, empty, columns, settings, plan, scope', async () => {
+		test('each refusal before the first write is one error item of error and message ("Nothing was written…"), and says which it is: guard, empty, columns, settings, plan, scope', async () => {
 			const continued = { continueOnFail: true };
 			const refused = async (input: IDataObject[], parameters: IDataObject = {}) => {
 				const [items] = await sync(input, parameters, continued);
 				expect(items).toHaveLength(1);
+				expect(Object.keys(items[0].json).sort()).toEqual(['error', 'message']);
 				expect(items[0].json.message).toMatch(/^Nothing was written/);
-				return items[0].json.refused;
+				// the kind a dry run gives as wouldBeRefusedBy
+				const error = await failureOf(sync(input, parameters));
+				return (error as Error & { refused?: string }).refused;
 			};
 			expect(await refused(all().slice(0, 10))).toBe('guard');
 			expect(await refused([])).toBe('empty');

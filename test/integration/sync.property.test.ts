@@ -146,7 +146,9 @@ describe('Sync property: the scope ends equal to the source, and nothing else mo
 			source.length > 1 &&
 			new Set(source.map((row) => row.key.trim().toLowerCase())).size === 1
 		) {
-			expect(items.map((item) => item.json.refused)).toEqual(['columns']);
+			expect(items.map((item) => item.json.error)).toEqual([
+				expect.stringMatching(/^Sync refused: every input item has the /),
+			]);
 			expect([...after]).toEqual([...before]);
 			return;
 		}

@@ -1,4 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
+import * as applyPlan from './applyPlan.operation';
 import * as del from './delete.operation';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
@@ -6,7 +7,7 @@ import * as sync from './sync.operation';
 import * as update from './update.operation';
 import * as upsert from './upsert.operation';
 
-export const operations = { upsert, delete: del, get, getAll, sync, update };
+export const operations = { applyPlan, upsert, delete: del, get, getAll, sync, update };
 
 export const properties: INodeProperties[] = [
 	{
@@ -15,6 +16,13 @@ export const properties: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		options: [
+			{
+				name: 'Apply Sync Plan',
+				value: 'applyPlan',
+				description:
+					"Write exactly the plan of a Sync dry run a person approved, taken from its Summary or Report: no second copy of the Sync's settings; every asset the plan touches must still be as the dry run read it, or nothing is written",
+				action: 'Apply an approved sync plan',
+			},
 			{
 				name: 'Create or Update',
 				value: 'upsert',
@@ -50,6 +58,7 @@ export const properties: INodeProperties[] = [
 		],
 		default: 'getAll',
 	},
+	...applyPlan.description,
 	...upsert.description,
 	...del.description,
 	...get.description,

@@ -343,7 +343,7 @@ function readColumns(
 }
 
 /** How an asset is named in output and reports: its device name and who it is assigned to. */
-const assetWords = (own: Ownership): RecordWords => ({
+export const assetWords = (own: Pick<Ownership, 'key' | 'customFields'>): RecordWords => ({
 	noun: 'asset',
 	nouns: 'assets',
 	keyField: own.key,
@@ -466,6 +466,7 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 		'assets',
 	);
 	return {
+		resource: 'asset',
 		plan,
 		words,
 		retry,

@@ -418,7 +418,7 @@ function readColumns(
 }
 
 /** How a contract is named in output and reports: its vendor and its business owner. */
-const contractWords: RecordWords = {
+export const contractWords: RecordWords = {
 	noun: 'contract',
 	nouns: 'contracts',
 	keyField: 'externalId',
@@ -520,6 +520,7 @@ async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promis
 		'contracts',
 	);
 	return {
+		resource: 'contract',
 		plan,
 		words: contractWords,
 		retry,

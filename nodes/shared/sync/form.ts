@@ -57,6 +57,31 @@ export const runProperties = (): INodeProperties[] => [
 ];
 
 /** The options every Sync has: empty source, absent fields, placeholder keys and the output. */
+/** The Output option of Sync and of Apply Sync Plan: an item per record, a summary or a report. */
+export const outputOption = (
+	eachRecord: string,
+	defaultOutput: 'records' | 'report',
+): INodeProperties => ({
+	displayName: 'Output',
+	name: 'output',
+	type: 'options',
+	options: [
+		{ name: 'One Item per Record', value: 'records', description: eachRecord },
+		{
+			name: 'Summary',
+			value: 'summary',
+			description: 'One item counting each action; failed rows as error items',
+		},
+		{
+			name: 'Report',
+			value: 'report',
+			description:
+				'One item with the counts and the changes as Markdown and HTML, with a subject line, for a message, an e-mail or an approval; failed rows as error items',
+		},
+	],
+	default: defaultOutput,
+});
+
 export const sourceOptions = ({ noun, nouns, fillers, changes }: FormWords): INodeProperties[] => [
 	{
 		displayName: 'Allow Empty Source',
@@ -89,29 +114,17 @@ export const sourceOptions = ({ noun, nouns, fillers, changes }: FormWords): INo
 		default: DEFAULT_PLACEHOLDER_KEYS,
 		description: `Key values that mean "no key" (${fillers}), one per line, case aside; /.../ is a regular expression. A row with one is refused and its ${noun} kept.`,
 	},
+	outputOption(
+		`Each ${noun} with its action and, for changes, ${changes} before and after`,
+		'records',
+	),
 	{
-		displayName: 'Output',
-		name: 'output',
-		type: 'options',
-		options: [
-			{
-				name: 'One Item per Record',
-				value: 'records',
-				description: `Each ${noun} with its action and, for changes, ${changes} before and after`,
-			},
-			{
-				name: 'Summary',
-				value: 'summary',
-				description: 'One item counting each action; failed rows as error items',
-			},
-			{
-				name: 'Report',
-				value: 'report',
-				description:
-					'One item with the counts and the changes as Markdown and HTML, with a subject line, for a message, an e-mail or an approval; failed rows as error items',
-			},
-		],
-		default: 'records',
+		displayName: 'Include Plan for Approval',
+		name: 'carryPlan',
+		type: 'boolean',
+		default: true,
+		description:
+			"Whether a dry run's Summary or Report carries its plan (plan: every write, with each record as the dry run read it), for Apply Sync Plan to write exactly that plan once a person approves it. Turn it off for very large plans (a first import) that nobody approves.",
 	},
 	{
 		displayName: 'Report Lines per Action',

@@ -27,6 +27,8 @@ export interface RunFacts {
 	refusals: readonly Refusal[];
 	scope: number;
 	source: number;
+	/** The input items the summary and report pair with, when not the source's rows. */
+	inputs?: number;
 }
 
 type Written = Exclude<PlanEntry, { action: 'failed' }>;
@@ -108,7 +110,10 @@ const runFigures = (
 
 /** One item counting each action (failed rows come as their own error items beside it). */
 export function summaryItem(entries: readonly PlanEntry[], facts: RunFacts): INodeExecutionData {
-	return { json: runFigures(entries, facts), pairedItem: pairedWithAll(facts.source) };
+	return {
+		json: runFigures(entries, facts),
+		pairedItem: pairedWithAll(facts.inputs ?? facts.source),
+	};
 }
 
 const escapeHtml = (text: string) =>
@@ -294,6 +299,6 @@ export function reportItem(
 			html,
 			...runFigures(entries, facts, counts),
 		},
-		pairedItem: pairedWithAll(facts.source),
+		pairedItem: pairedWithAll(facts.inputs ?? facts.source),
 	};
 }

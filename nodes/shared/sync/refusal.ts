@@ -1,8 +1,9 @@
 import { NodeOperationError, type INode } from 'n8n-workflow';
 
 /**
- * Why a run wrote nothing, in one word a workflow can branch on (the error item's `refused`, a
- * dry run's `wouldBeRefusedBy`) instead of matching message text:
+ * Why a run wrote nothing, in one word a workflow can branch on (a dry run's `wouldBeRefusedBy`)
+ * instead of matching message text. A real run's refusal is an error item of `error` and `message`
+ * only (what n8n 1.x sends down the error output), its message starting "Nothing was written":
  * - `guard`: more removals, restorations or clears than the guard allows;
  * - `rows`: more failed rows than Max Failed Rows allows;
  * - `plan`: not the approved plan (Apply Only Plan);

@@ -26,6 +26,7 @@ import {
 	type PlanEntry,
 	type PlanIdParts,
 } from './entries';
+import { carryPlan, type CarriedPlan } from './carried';
 import { refuseEmptyScope, throwRefusal, type Refusal } from './guard';
 import { cleanKey } from './keys';
 import { SyncRefusal } from './refusal';
@@ -46,6 +47,8 @@ import {
 
 /** A plan ready to be written, with what its output needs. */
 export interface Planned {
+	/** The resource a dry run's plan is carried for (Apply Sync Plan). */
+	resource?: CarriedPlan['resource'];
 	plan: PlanEntry[];
 	words: RecordWords;
 	retry: RetryPolicy;
@@ -95,29 +98,20 @@ export function stoppedItem(error: unknown): INodeExecutionData {
 		stopped.description = ['Nothing was written: the sync stopped before its first write.', said]
 			.filter(Boolean)
 			.join('\n');
-	return stopped instanceof SyncRefusal
-		? withFields(errorItem(stopped, 0), stopped, { refused: stopped.refused })
-		: errorItem(stopped, 0);
+	return errorItem(stopped, 0);
 }
 
 /**
- * An error item with fields beside `error` and `message` (what a workflow branches on: `refused`,
- * a row's `key` and `name`). n8n sends an item to the error output when its JSON holds nothing
- * but those two, or when the item carries the error itself: so it carries it.
+ * A failed row's error item, named as people know the row (its key and name) on the first line of
+ * its message. n8n sends an item down the error output only when its JSON holds nothing but
+ * `error` and `message` (n8n 1.x; 2.x also `details`), so the name goes in the message.
  */
-function withFields(
-	item: INodeExecutionData,
-	error: Error,
-	fields: IDataObject,
-): INodeExecutionData {
-	const given = Object.entries(fields).filter(([, value]) => value !== undefined);
-	if (!given.length) return item;
-	const carried = error instanceof NodeOperationError || error instanceof NodeApiError;
-	return {
-		...item,
-		json: { ...item.json, ...Object.fromEntries(given) },
-		...(carried ? { error } : {}),
-	};
+function rowErrorItem(error: Error, item: number, key?: string, name?: string): INodeExecutionData {
+	const failed = errorItem(error, item);
+	if (key === undefined) return failed;
+	const row = `Row ${key}${name ? ` (${name})` : ''}`;
+	failed.json.message = [row, failed.json.message].filter(Boolean).join('\n');
+	return failed;
 }
 
 /** Plans, writes unless dry, and gives the output the Output option asks for. */
@@ -130,7 +124,7 @@ export async function runSync(
 	const planning = planRun(continueOnFail);
 	const planned = continueOnFail ? await planning.catch(stoppedItem) : await planning;
 	if ('json' in planned) return [planned];
-	const { plan, words, retry, options, facts } = planned;
+	const { plan, words, retry, options, facts, resource } = planned;
 	const done = facts.dryRun ? plan : await writePlan(plan, { retry, continueOnFail });
 	const failures = done.flatMap((entry) => {
 		if (entry.action !== 'failed') return [];
@@ -138,11 +132,25 @@ export async function runSync(
 		if (entry.item === undefined) return [errorItem(entry.error, 0)];
 		const error = failure(context, entry.error, entry.item);
 		// the row as people know it: its key and name, beside the item's position
-		return [withFields(errorItem(error, entry.item), error, { key: entry.key, name: entry.name })];
+		return [rowErrorItem(error, entry.item, entry.key, entry.name)];
 	});
-	if (options.output === 'summary') return [summaryItem(done, facts), ...failures];
+	// a dry run's Summary or Report carries its plan, for Apply Sync Plan after an approval
+	const carried = (item: INodeExecutionData): INodeExecutionData =>
+		facts.dryRun && resource && options.carryPlan !== false
+			? {
+					...item,
+					json: {
+						...item.json,
+						plan: carryPlan(resource, plan, facts, words) as unknown as IDataObject,
+					},
+				}
+			: item;
+	if (options.output === 'summary') return [carried(summaryItem(done, facts)), ...failures];
 	if (options.output === 'report')
-		return [reportItem(done, words, facts, readReportLimit(context, options)), ...failures];
+		return [
+			carried(reportItem(done, words, facts, readReportLimit(context, options))),
+			...failures,
+		];
 	let failed = 0;
 	return done.map((entry) =>
 		entry.action === 'failed' ? failures[failed++] : recordItem(entry, words, facts),
