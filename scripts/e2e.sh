@@ -6,6 +6,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here/.."
 source scripts/node24.sh
 source scripts/deps.sh || exit 1
+# the approval form is also driven in a browser
+source scripts/chromium.sh
 
 # STOCKROOM_E2E_BUILT=1: dist/ is already built (CI builds once and runs suites side by side)
 [ "${STOCKROOM_E2E_BUILT:-}" = 1 ] || npm run -s build || exit 1

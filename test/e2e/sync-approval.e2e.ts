@@ -1,4 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
+import { chromium } from 'playwright-core';
 
 import { sandboxCredentialInput } from '../../sandbox/credential';
 import { createSandbox, type Sandbox } from '../../sandbox/server';
@@ -39,18 +40,17 @@ function variant(workflow: WorkflowJson, id: string, edit: (node: Node) => void)
 	return { ...copy, id, name: `${copy.name} (${id})` };
 }
 
-/** The export node's CSV cut to its first `rows` devices. */
-const keepRows = (rows: number) => (node: Node) => {
+/** The export node's CSV lines (the header first) changed by `edit`. */
+const editRows = (edit: (lines: string[]) => string[]) => (node: Node) => {
 	if (node.name !== 'Device export (Intune CSV)') return;
 	const code = String(node.parameters.jsCode);
 	const start = code.indexOf('const csv = [');
 	const end = code.indexOf("].join('\\n');");
-	const lines = code
-		.slice(start, end)
-		.split('\n')
-		.slice(1, 2 + rows);
+	const lines = edit(code.slice(start, end).split('\n').slice(1, -1));
 	node.parameters.jsCode = `${code.slice(0, start)}const csv = [\n${lines.join('\n')}\n${code.slice(end)}`;
 };
+/** The export node's CSV cut to its first `rows` devices. */
+const keepRows = (rows: number) => editRows((lines) => lines.slice(0, 1 + rows));
 
 describe('a sync a person approves on a form, in real n8n', () => {
 	let sandbox: Sandbox;
@@ -285,6 +285,58 @@ describe('a sync a person approves on a form, in real n8n', () => {
 		expect(sandbox.store.assets.get(String(anna.id))!.deviceName).toBe('Anna (renamed by hand)');
 		expect(exported().find((asset) => asset.serialNumber === 'PF3MDM0004')!.status).toBe('Retired');
 	});
+
+	test('in a browser: the approver opens the form (nothing written), picks Approve and apply, submits, and sees what was applied; the register holds exactly the plan', async () => {
+		const tonight = variant(approval, 'stockroomExSync9Browser', keepRows(2));
+		await home.importWorkflows([tonight]);
+		sandbox.resetStats();
+		const waiting = await run(tonight.id!);
+		const [planned] = waiting.outputs['Sync (dry run)'];
+		// TP-CARA is gone from tonight's export; Anna's laptop, renamed by hand, is named back
+		expect(planned).toMatchObject({ retired: 1, created: 0, updated: 1 });
+		const url = String(waiting.outputs['Approval request'][0].formUrl);
+		const browser = await chromium.launch({
+			executablePath: process.env.STOCKROOM_CHROMIUM ?? '/usr/bin/chromium',
+			headless: true,
+			args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
+		});
+		try {
+			const page = await browser.newPage();
+			await page.goto(url);
+			await page.getByText(APPROVE, { exact: true }).waitFor();
+			// opened, read, not yet submitted: nothing written, the run still waits
+			expect(writes()).toEqual([]);
+			expect(home.readExecutions({ id: waiting.id })[0].status).toBe('waiting');
+			await page.getByText(APPROVE, { exact: true }).click();
+			await page.locator('textarea').fill('TP-CARA went back to the vendor');
+			await page.locator('#submit-btn').click();
+			await page.getByText('Applied: ', { exact: false }).waitFor({ timeout: 60_000 });
+			expect(text(await page.content())).toContain(
+				`Applied Applied: 1 updated, 1 retired (plan ${String(planned.planId)}).`,
+			);
+		} finally {
+			await browser.close();
+		}
+		const done = await ended(waiting);
+		expect(done.status).toBe('success');
+		expect(done.outputs['Wait for approval'][0]).toMatchObject({
+			Decision: APPROVE,
+			Comment: 'TP-CARA went back to the vendor',
+		});
+		expect(
+			writes()
+				.map((call) => JSON.stringify([call.method, call.body]))
+				.sort(),
+		).toEqual(
+			[
+				['PATCH', { deviceName: 'MBP-ANNA' }],
+				['PATCH', { status: 'Retired' }],
+			]
+				.map((write) => JSON.stringify(write))
+				.sort(),
+		);
+		expect(exported().find((asset) => asset.deviceName === 'TP-CARA')!.status).toBe('Retired');
+	});
 });
 
 describe('the device-sync example on a schedule: a refused night is a failed execution, and n8n alerts', () => {
@@ -354,16 +406,30 @@ describe('the device-sync example on a schedule: a refused night is a failed exe
 		await sandbox?.close();
 	});
 
-	test('a run the guard stops and a run whose export is empty both fail, and the error workflow runs for each', async () => {
-		// the first night creates the five devices (dry run off), then the export shrinks or empties
+	test('an Intune export with its own date spelling syncs; then a run the guard stops, a run whose export is empty and a night of 30 rows with 30 refused each fail, and the error workflow runs for each', async () => {
+		// the first night creates the five devices (dry run off), the check-ins as Intune's portal
+		// CSV writes them (no zone, seven decimals); then the export shrinks, empties or every row fails
 		const live = variant(example('6-device-sync.json'), 'stockroomExSync6Live', (node) => {
 			if (node.name === 'Sync assets') node.parameters.dryRun = false;
+			editRows((lines) =>
+				lines.map((line) =>
+					line.replace(/(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})Z/, '$1 $2.0000000'),
+				),
+			)(node);
 		});
 		await home.importWorkflows([live]);
-		expect((await home.executeWorkflow(live.id!)).error).toBeUndefined();
-		expect(
-			sandbox.store.assets.all().filter((asset) => String(asset.externalId).startsWith('MDM-')),
-		).toHaveLength(5);
+		const first = await home.executeWorkflow(live.id!);
+		expect(first.error).toBeUndefined();
+		const synced = sandbox.store.assets
+			.all()
+			.filter((asset) => String(asset.externalId).startsWith('MDM-'));
+		expect(synced).toHaveLength(5);
+		// read in the workflow's zone (UTC here) and written as every operation writes a date-time
+		// (Intune's seven decimals kept to the millisecond)
+		expect(synced.find((asset) => asset.deviceName === 'MBP-ANNA')!.lastSyncDtm).toBe(
+			'2026-11-20T08:15:00.000Z',
+		);
+		expect(first.outputs['Rows to fix']).toHaveLength(2);
 
 		const guarded = scheduled('stockroomExSync6Guard', (node) => {
 			if (node.name === 'Sync assets') node.parameters.dryRun = false;
@@ -373,11 +439,26 @@ describe('the device-sync example on a schedule: a refused night is a failed exe
 			if (node.name === 'Sync assets') node.parameters.dryRun = false;
 			keepRows(0)(node);
 		});
-		await home.importWorkflows([alert, guarded, empty]);
+		// a night on which the check-in column's format changed: the seven devices and 23 kiosks,
+		// 30 rows, every one refused (and so no device is missing)
+		const kiosks = Array.from({ length: 23 }, (_, index) => {
+			const n = String(index + 1).padStart(2, '0');
+			return `\t"3f9c1a20-01${n},KIOSK-${n},SNKIOSK${n},Dell,OptiPlex 7010,Windows,11 23H2,,2026-11-25",`;
+		});
+		const allFailed = scheduled('stockroomExSync6Rows', (node) => {
+			if (node.name === 'Sync assets') node.parameters.dryRun = false;
+			editRows(([header, ...rows]) =>
+				[header, ...rows, ...kiosks].map((line, index) =>
+					index ? line.replace(/,[^,]*",$/, ',last Tuesday",') : line,
+				),
+			)(node);
+		});
+		await home.importWorkflows([alert, guarded, empty, allFailed]);
 		// n8n 2.x runs an error workflow only when it is published (1.x: in any case)
 		await home.publishWorkflow(alert.id!);
 		await home.publishWorkflow(guarded.id!);
 		await home.publishWorkflow(empty.id!);
+		await home.publishWorkflow(allFailed.id!);
 		sandbox.resetStats();
 		server = await home.start();
 		const failed = async (workflowId: string) =>
@@ -399,11 +480,16 @@ describe('the device-sync example on a schedule: a refused night is a failed exe
 		expect(emptyRun.error?.message).toMatch(
 			/^Sync refused: the input is empty, and the scope holds 5 assets\nNothing was written\./,
 		);
+		const rowsRun = await failed(allFailed.id!);
+		expect(rowsRun.status).toBe('error');
+		expect(rowsRun.error?.message).toMatch(
+			/^Sync stopped by its guard: 30 of the 30 input rows failed \(100 %\), more than Max Failed Rows allows \(9: 30 % of the rows\): MBP-ANNA \(C02MDM0001\), item 0;/,
+		);
 		const alerts = await waitFor(
-			'the error workflow to run for both',
+			'the error workflow to run for each',
 			() => {
 				const runs = home.readExecutions({ workflowId: alert.id }).filter(isFinished);
-				return runs.length >= 2 ? runs : undefined;
+				return runs.length >= 3 ? runs : undefined;
 			},
 			60_000,
 		);
