@@ -127,6 +127,7 @@ describe('routing and robustness', () => {
 		expect(stats.bytesSent).toBeGreaterThan(
 			Buffer.byteLength(JSON.stringify(list.data)) + 2 * Buffer.byteLength(JSON.stringify(asset)),
 		);
+		expect(stats.faults).toEqual({});
 		h.sandbox.resetStats();
 		expect(h.sandbox.stats()).toEqual({
 			requests: {},
@@ -134,6 +135,12 @@ describe('routing and robustness', () => {
 			bytesSent: 0,
 			maxInFlight: 0,
 			inFlight: 0,
+			faults: {},
 		});
+		// the faults API calls met, per kind
+		h.sandbox.failNext(2, '503');
+		for (let i = 0; i < 3; i++)
+			await h.api.get('/api/assets/v1?limit=1', { ...identity, validateStatus: () => true });
+		expect(h.sandbox.stats().faults).toEqual({ 503: 2 });
 	});
 });
