@@ -94,6 +94,8 @@ export async function walk(
 		operation: settings.operation,
 		pageSize: settings.pageSize,
 		retry: settings.retry,
+		// a record modified while the walk reads comes again later: the trigger's memory tells
+		repeatsExpected: true,
 	});
 	try {
 		for await (const page of pages) {

@@ -26,6 +26,12 @@ export interface ListOptions {
 	retry?: RetryPolicy;
 	/** Called before each further page; return false to stop early (e.g. a poll's time budget). */
 	shouldContinue?: () => boolean;
+	/**
+	 * A record may come again on a later page: a walk in modification order (the trigger's), where
+	 * a record changed while it is read moves behind the cursor. Otherwise a repeated record stops
+	 * the list (a next link whose cursor the service ignored).
+	 */
+	repeatsExpected?: boolean;
 }
 
 export const MAX_PAGE_SIZE = 1000;
@@ -156,7 +162,7 @@ export async function* paginate(
 			const { body, headers }: { body: ListBody; headers: IDataObject } = await current.read();
 			current = undefined;
 			const records = body.results.slice(0, remaining);
-			const repeated = recent.repeatedIn(records);
+			const repeated = options.repeatsExpected ? undefined : recent.repeatedIn(records);
 			if (repeated) {
 				throw new NodeOperationError(
 					this.getNode(),
