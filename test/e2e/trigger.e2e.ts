@@ -459,15 +459,13 @@ describe('Stockroom Trigger published in real n8n', () => {
 		const savedAtEmit = home.staticData(workflowId);
 		sandbox.resetStats();
 
-		// polls with nothing new: each reads from a later instant, none saves its state
+		// polls with nothing new: they read (from the same instant once the state is idle: an idle
+		// poll keeps it byte for byte), none emits, none saves its state
 		await delay(3 * POLL_EVERY_MS);
-		const sinces = new Set(
-			sandbox
-				.journal()
-				.filter((call) => call.path === '/api/assets/v1' && call.query.since)
-				.map((call) => call.query.since),
-		);
-		expect(sinces.size).toBeGreaterThan(1);
+		const reads = sandbox
+			.journal()
+			.filter((call) => call.path === '/api/assets/v1' && call.query.since);
+		expect(reads.length).toBeGreaterThan(1);
 		expect(newExecutions()).toEqual([]);
 		if (home.durableCursors) {
 			// durable cursors: n8n commits each poll's state in its own table; an idle poll keeps the
