@@ -1,4 +1,4 @@
-import { createServer, request } from 'node:http';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One request as it went through, with the headers the journal of a server may not keep. */
@@ -8,6 +8,19 @@ export interface RecordedCall {
 	query: Record<string, string>;
 	accept?: string;
 	status?: number;
+}
+
+/** Notes a request as it arrives (its status once the answer is sent) into `calls`. */
+export function recordCall(req: IncomingMessage, res: ServerResponse, calls: RecordedCall[]): void {
+	const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+	const call: RecordedCall = {
+		method: req.method ?? 'GET',
+		path: url.pathname,
+		query: Object.fromEntries(url.searchParams),
+		accept: req.headers.accept,
+	};
+	calls.push(call);
+	res.on('finish', () => (call.status = res.statusCode));
 }
 
 export interface Recorder {
@@ -30,14 +43,7 @@ export async function createRecorder(upstream: string): Promise<Recorder> {
 	const own: Array<{ prefix: string; skip: number; reply: { status: number; body: unknown } }> = [];
 	const server = createServer((req, res) => {
 		const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-		const call: RecordedCall = {
-			method: req.method ?? 'GET',
-			path: url.pathname,
-			query: Object.fromEntries(url.searchParams),
-			accept: req.headers.accept,
-		};
-		calls.push(call);
-		res.on('finish', () => (call.status = res.statusCode));
+		recordCall(req, res, calls);
 		const planned = own.findIndex((entry) => url.pathname.startsWith(entry.prefix));
 		if (planned >= 0 && own[planned].skip-- <= 0) {
 			const [{ reply }] = own.splice(planned, 1);

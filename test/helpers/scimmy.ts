@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type Handler, type Request } from 'express';
 import { SCIMMY, SCIMMYRouters } from 'scimmy-routers';
 import type { CredentialInput } from '../../sandbox/credential';
+import { recordCall, type RecordedCall } from './recorder';
 
 /**
  * A SCIM 2.0 server nobody here wrote: SCIMMY and its Express routers (RFC 7643/7644), the users
@@ -29,13 +30,8 @@ export interface ScimmyOptions {
 }
 
 /** One request the server received. */
-export interface ScimmyCall {
-	method: string;
-	path: string;
-	query: Record<string, string>;
-	accept?: string;
-	status?: number;
-}
+/** A request SCIMMY received, as the recorder notes one. */
+export type ScimmyCall = RecordedCall;
 
 export interface ScimmyServer {
 	/** The credential's Base URL: the users are at `${url}/api/scim/v2/Users`. */
@@ -106,15 +102,7 @@ export async function createScimmyServer(
 
 	const app = express();
 	app.use(((req, res, next) => {
-		const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-		const call: ScimmyCall = {
-			method: req.method ?? 'GET',
-			path: url.pathname,
-			query: Object.fromEntries(url.searchParams),
-			accept: req.headers.accept,
-		};
-		journal.push(call);
-		res.on('finish', () => (call.status = res.statusCode));
+		recordCall(req, res, journal);
 		next();
 	}) as Handler);
 
