@@ -140,6 +140,12 @@ export class Authority {
 		return token;
 	}
 
+	/** Every token issued so far expires now, as when a token outlives its TTL or is revoked. */
+	expireAll(): void {
+		const now = this.now();
+		for (const grant of this.tokens.values()) grant.expiresAt = Math.min(grant.expiresAt, now);
+	}
+
 	findClient(id: string): ClientApp | undefined {
 		return this.clients.find((client) => client.id === id);
 	}

@@ -100,6 +100,8 @@ export interface Sandbox {
 	 * the seeded PRNG, as a retirement wave or a tenant's clean-up does; returns their ids.
 	 */
 	massDelete(resource: 'assets' | 'contracts', share: number): string[];
+	/** Every token issued so far expires now; the next API call with one of them gets a 401. */
+	expireTokens(): void;
 	/** The next token request fails with a body that carries secrets (see LEAKY_TOKEN_FAULTS). */
 	failTokenNext(kind: LeakyTokenFault): void;
 	setClock(now: () => Date): void;
@@ -331,6 +333,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		setFaults: (spec) => (spec.trim() === '' ? faults.clear() : faults.set(spec)),
 		failNext: (count, kind, after) => faults.failNext(count, kind, after),
 		massDelete: (resource, share) => store[resource].deleteWhere(() => deletions.chance(share)),
+		expireTokens: () => authority.expireAll(),
 		failTokenNext: (kind) => authority.leakyFaults.push(kind),
 		setClock: (now) => clock.set(now),
 		setCursorTtl: (seconds) => (cursors.ttlSeconds = seconds),

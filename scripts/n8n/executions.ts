@@ -52,8 +52,12 @@ export interface ExecutionFilter {
 	id?: string;
 }
 
-/** Parsed runs of finished executions (they no longer change), by database and id. */
-const finishedRuns = new Map<string, StoredExecution>();
+/**
+ * Parsed runs of finished executions, by database and id, with the stored state they were parsed
+ * from. n8n 1.x may store a resumed run's end status before its data: the data read then is the
+ * wait's, so a run is parsed again whenever its stored state differs.
+ */
+const finishedRuns = new Map<string, { state: string; execution: StoredExecution }>();
 
 /**
  * One row of n8n's execution tables as a StoredExecution. A finished execution's run data is
@@ -62,8 +66,9 @@ const finishedRuns = new Map<string, StoredExecution>();
  */
 export function storedExecution(database: string, row: ExecutionRow): StoredExecution {
 	const key = `${database}#${row.id}`;
+	const state = `${row.status}|${row.stoppedAt}|${row.data?.length}`;
 	const kept = finishedRuns.get(key);
-	if (kept) return kept;
+	if (kept?.state === state) return kept.execution;
 	const finished = !UNFINISHED.includes(row.status);
 	const parsed = (finished && row.data ? flattedParse(row.data) : undefined) as
 		Partial<IRunExecutionData> | undefined;
@@ -80,7 +85,9 @@ export function storedExecution(database: string, row: ExecutionRow): StoredExec
 		}),
 	};
 	// a waiting execution (a Wait node) goes on when it is resumed: read it again next time
-	if (isFinished(execution) && execution.status !== 'waiting') finishedRuns.set(key, execution);
+	if (isFinished(execution) && execution.status !== 'waiting') {
+		finishedRuns.set(key, { state, execution });
+	}
 	return execution;
 }
 

@@ -22,8 +22,6 @@ const POLL_TIMES = {
 		cronExpression: `${second} * * * * *`,
 	})),
 };
-/** Tokens live this long, so runs a minute apart meet an expired one. */
-const TOKEN_TTL_S = 40;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const upserts = (prefix: string, count: number) =>
@@ -52,7 +50,7 @@ describe('n8n in queue mode: a main, two workers, Redis and Postgres', () => {
 	}
 
 	beforeAll(async () => {
-		sandbox = await createSandbox({ records: 500, tokenTtl: TOKEN_TTL_S });
+		sandbox = await createSandbox({ records: 500 });
 		home = await createN8nHome({ queue: true });
 		const credential = { id: 'stockroomQueueE2e', name: 'Stockroom' };
 		await home.importCredential({ ...credential, ...sandboxCredentialInput(sandbox) });
@@ -145,7 +143,7 @@ describe('n8n in queue mode: a main, two workers, Redis and Postgres', () => {
 
 		// the token expires; main's trigger polls and the runs on both workers all meet that
 		sandbox.resetStats();
-		await delay(TOKEN_TTL_S * 1000 + 2000);
+		sandbox.expireTokens();
 		const renewed = await Promise.all(
 			Array.from(
 				{ length: 4 },

@@ -180,3 +180,22 @@ describe('token expiry', () => {
 		);
 	});
 });
+
+describe('expiring every token at once (sandbox.expireTokens)', () => {
+	let h: Harness;
+	beforeAll(async () => {
+		h = await startHarness();
+	});
+	afterAll(() => h.sandbox.close());
+
+	test('tokens issued before stop working with the expiry 401; a token issued after works', async () => {
+		const before = { Authorization: `Bearer ${h.sandbox.token()}` };
+		expect((await h.anonymous.get('/api/assets/v1', { headers: before })).status).toBe(200);
+		h.sandbox.expireTokens();
+		const expired = await h.anonymous.get('/api/assets/v1', { headers: before });
+		expect(expired.status).toBe(401);
+		expect(expired.headers['www-authenticate']).toMatch(/error_description="The token expired at/);
+		const after = { Authorization: `Bearer ${h.sandbox.token()}` };
+		expect((await h.anonymous.get('/api/assets/v1', { headers: after })).status).toBe(200);
+	});
+});
