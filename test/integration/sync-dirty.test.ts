@@ -514,3 +514,61 @@ describe('Asset Sync writes 8 at a time', () => {
 		}
 	});
 });
+
+describe('a corrected serial on a row with no External ID, repeated in the export', () => {
+	// found by the dirty-export property (seed -811436740): one such row held removals back, two
+	// identical ones were refused as duplicates and the device they stand for was deleted
+	test('both rows are refused, and no asset is removed: either may be an asset whose serial changed', async () => {
+		const sandbox = await createSandbox({ records: 0 });
+		try {
+			const credential = sandboxCredential(sandbox);
+			sandbox.store.assets.put({
+				externalId: 'DEV-0',
+				deviceName: 'Stored',
+				status: 'Deployed',
+				hardwareVendor: 'ScopeCo',
+				serialNumber: 'C02SN0000',
+			});
+			const another = {
+				externalId: 'DEV-4',
+				serialNumber: 'C02SN0004',
+				deviceName: 'Beta',
+				hardwareVendor: 'ScopeCo',
+				status: 'Deployed',
+			};
+			const corrected = {
+				serialNumber: ' c02sn0000x',
+				deviceName: 'Alpha',
+				hardwareVendor: 'ScopeCo',
+			};
+			const [items] = await runNode(node, {
+				parameters: {
+					operation: 'sync',
+					maxFailedPercent: 100,
+					syncKey: 'serialNumber',
+					fieldsToSync: ['deviceName', 'hardwareVendor', 'status'],
+					filterMode: 'expression',
+					filterExpression: 'hardwareVendor eq "ScopeCo"',
+					missingRecords: 'delete',
+					maxRemovalPercent: 100,
+				} as never,
+				credential,
+				continueOnFail: true,
+				// a night where every row fails is a failed night: another device is in the export
+				input: [corrected, another, { ...corrected }],
+			});
+			expect(items.map((item) => item.json.action ?? 'error')).toEqual([
+				'error',
+				'created',
+				'error',
+				'missing',
+			]);
+			expect(items[3].json.reason).toBe(
+				'kept: 2 source rows have no External ID and no Serial Number of an asset in scope, so which assets the source holds is not known',
+			);
+			expect(sandbox.store.assets.findByExternalId('DEV-0')).toBeDefined();
+		} finally {
+			await sandbox.close();
+		}
+	});
+});

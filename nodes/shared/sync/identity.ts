@@ -183,6 +183,9 @@ export function resolveRows(
 				row,
 				`${keyName} "${row.key}" is in ${itemsOf(keyTwins)} of the input (case and spaces aside): each key may appear once`,
 			);
+			// a repeated key that is on no record in scope, with no External ID: as for one such
+			// row (below), it may be a record in scope whose key was corrected
+			if (!byKey.length && byExternalId && row.externalId === undefined) unidentified++;
 		} else if (idTwins.length > 1) {
 			refuse(
 				row,
