@@ -67,6 +67,7 @@ export type LeakyTokenFault = (typeof LEAKY_TOKEN_FAULTS)[number];
 
 export class Authority {
 	private readonly tokens = new Map<string, Grant>();
+	private readonly revoked = new Set<string>();
 	/** The next token requests fail this way, in order. */
 	readonly leakyFaults: LeakyTokenFault[] = [];
 
@@ -84,7 +85,7 @@ export class Authority {
 		}
 		const form = new URLSearchParams(body);
 		const client = this.authenticateClient(req.headers.authorization, form);
-		if (!client) return tokenError('invalid_client');
+		if (!client || this.revoked.has(client.id)) return tokenError('invalid_client');
 		const leaky = this.leakyFaults.shift();
 		if (leaky === 'echo500') {
 			const detail = `Upstream failed for ${body} (authorization: ${req.headers.authorization ?? '-'}); last token: {"access_token":"${this.issue(client)}"}`;
@@ -140,10 +141,15 @@ export class Authority {
 		return token;
 	}
 
-	/** Every token issued so far expires now, as when a token outlives its TTL or is revoked. */
+	/** Every token issued so far expires now, as when a token outlives its TTL. */
 	expireAll(): void {
 		const now = this.now();
 		for (const grant of this.tokens.values()) grant.expiresAt = Math.min(grant.expiresAt, now);
+	}
+
+	/** The client app is deleted: its tokens stop working, and it gets no new one. */
+	revoke(clientId: string): void {
+		this.revoked.add(clientId);
 	}
 
 	findClient(id: string): ClientApp | undefined {
@@ -163,7 +169,7 @@ export class Authority {
 			throw fail(401, 'Send an access token as "Authorization: Bearer <token>".', 'Bearer');
 		}
 		const grant = this.tokens.get(match[1]);
-		if (!grant) {
+		if (!grant || this.revoked.has(grant.client.id)) {
 			throw fail(
 				401,
 				'The access token is not valid.',

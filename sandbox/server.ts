@@ -60,6 +60,10 @@ export interface SandboxStats {
 	maxInFlight: number;
 	/** The faults API calls met, per kind. */
 	faults: Partial<Record<FaultKind, number>>;
+	/** TCP connections clients opened (a client that keeps connections alive opens few). */
+	connections: number;
+	/** API and token answers per HTTP status (`"401"`: refused tokens). */
+	statuses: Record<string, number>;
 	/** The requests it is answering now (a client that gave one up has closed it). */
 	inFlight: number;
 }
@@ -100,8 +104,16 @@ export interface Sandbox {
 	 * the seeded PRNG, as a retirement wave or a tenant's clean-up does; returns their ids.
 	 */
 	massDelete(resource: 'assets' | 'contracts', share: number): string[];
-	/** Every token issued so far expires now; the next API call with one of them gets a 401. */
-	expireTokens(): void;
+	/**
+	 * Every token issued so far expires: now, or once each of `afterCalls` (counted from now) more
+	 * API calls have come in (tokens that run out mid-run); the next API call with one gets a 401.
+	 */
+	expireTokens(...afterCalls: number[]): void;
+	/**
+	 * The client app is revoked (deleted at the service): its tokens stop working and the token
+	 * endpoint refuses it (`invalid_client`).
+	 */
+	revokeClient(clientId: string): void;
 	/** The next token request fails with a body that carries secrets (see LEAKY_TOKEN_FAULTS). */
 	failTokenNext(kind: LeakyTokenFault): void;
 	setClock(now: () => Date): void;
@@ -162,9 +174,14 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		bytesSent: 0,
 		maxInFlight: 0,
 		faults: {},
+		connections: 0,
+		statuses: {},
 	});
 	let stats = emptyStats();
 	let inFlight = 0;
+	/** When every token expires (`expireTokens(...afterCalls)`): after so many API calls. */
+	let expiries: number[] = [];
+	let calls = 0;
 	/** Requests whose answer is cut half-way through its body (the `cut` fault). */
 	const cutShort = new WeakSet<IncomingMessage>();
 	/** Requests whose JSON answer is sent whole but cut short as JSON (the `truncated` fault). */
@@ -268,6 +285,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		}
 		const { route, params } = match;
 		if (route.scope === undefined) return route.handle({ req, url, params });
+		if (expiries.length) {
+			calls++;
+			if (calls > expiries[0]) {
+				while (calls > expiries[0]) expiries.shift();
+				authority.expireAll();
+			}
+		}
 		const grant = authority.authorize(req, route.scope, route.scim === true);
 		const reply = await route.handle({ req, url, params, grant });
 		return fault && isReshapingFault(fault)
@@ -299,12 +323,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		} finally {
 			withBody(req, entry);
 		}
-		if (reply) await send(req, res, reply);
+		if (!reply) return;
+		stats.statuses[reply.status] = (stats.statuses[reply.status] ?? 0) + 1;
+		await send(req, res, reply);
 	}
 
 	const server = createServer((req, res) => {
 		handle(req, res).catch((error: unknown) => log(`could not answer: ${String(error)}`));
 	});
+	server.on('connection', () => stats.connections++);
 	await new Promise<void>((resolve, reject) => {
 		server.once('error', reject);
 		server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
@@ -333,13 +360,19 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		setFaults: (spec) => (spec.trim() === '' ? faults.clear() : faults.set(spec)),
 		failNext: (count, kind, after) => faults.failNext(count, kind, after),
 		massDelete: (resource, share) => store[resource].deleteWhere(() => deletions.chance(share)),
-		expireTokens: () => authority.expireAll(),
+		expireTokens: (...afterCalls) => {
+			if (!afterCalls.length) authority.expireAll();
+			expiries = afterCalls.filter((count) => count > 0).sort((a, b) => a - b);
+			calls = 0;
+		},
+		revokeClient: (clientId) => authority.revoke(clientId),
 		failTokenNext: (kind) => authority.leakyFaults.push(kind),
 		setClock: (now) => clock.set(now),
 		setCursorTtl: (seconds) => (cursors.ttlSeconds = seconds),
 		reset: () => {
 			store.load(seeded());
 			faults.clear();
+			expiries = [];
 			stats = emptyStats();
 			journal = [];
 		},

@@ -27,6 +27,7 @@ const REQUIRED = {
 /** `until` as the date picker gives it: no zone, read in the workflow's time zone. */
 const WINDOW = { since: '2024-01-01T00:00:00Z', until: '2024-12-31T23:59:59' };
 const TIMEZONE = 'Europe/Berlin';
+const FLEET = 2000;
 const UNTIL_UTC = '2024-12-31T22:59:59Z';
 const asset = (name: string, parameters: IDataObject, continueOnFail = false): NodeSpec => ({
 	name,
@@ -216,6 +217,7 @@ describe('Stockroom Asset in real n8n', () => {
 	let invalidFilterId: string;
 	let invalidItemWorkflowId: string;
 	let twinsWorkflowId: string;
+	let fleetWorkflowId: string;
 	const calls = (method: string, path: string) =>
 		sandbox.journal().filter((entry) => entry.method === method && entry.path === path);
 	const ids = (items: IDataObject[]) => items.map((item) => item.id);
@@ -226,7 +228,7 @@ describe('Stockroom Asset in real n8n', () => {
 		home = await createN8nHome();
 		const credential = { id: 'stockroomAssetE2e', name: 'Stockroom' };
 		await home.importCredential({ ...credential, ...sandboxCredentialInput(sandbox) });
-		const [operationsId, invalidId, invalidItemId, twinsId] = await home.importWorkflows([
+		const [operationsId, invalidId, invalidItemId, twinsId, fleetId] = await home.importWorkflows([
 			operationsWorkflow(credential, { id: first.id, externalId: String(second.externalId) }),
 			buildWorkflow('Invalid filter expression', credential, [
 				[
@@ -262,7 +264,26 @@ describe('Stockroom Asset in real n8n', () => {
 					asset('Replace twins', { operation: 'upsert', mode: 'replace', inputMode: 'json' }),
 				],
 			]),
+			buildWorkflow('First import of a fleet', credential, [
+				[
+					jsonItems(
+						'MDM export',
+						Array.from({ length: FLEET }, (_, index) => ({
+							externalId: `E2E-FLEET-${index}`,
+							deviceName: `Fleet device ${index}`,
+							...REQUIRED,
+						})),
+					),
+					asset('Sync fleet', {
+						operation: 'sync',
+						fieldsToSync: ['deviceName', 'status', 'hardwareVendor', 'assetType'],
+						filterMode: 'expression',
+						filterExpression: 'externalId sw "E2E-FLEET-"',
+					}),
+				],
+			]),
 		]);
+		fleetWorkflowId = fleetId;
 		invalidFilterId = invalidId;
 		invalidItemWorkflowId = invalidItemId;
 		twinsWorkflowId = twinsId;
@@ -542,5 +563,34 @@ describe('Stockroom Asset in real n8n', () => {
 				.filter((call) => call.method === 'PUT')
 				.map((call) => call.fault),
 		).toEqual([undefined, 'slow', undefined]);
+	});
+
+	// issue 41: the run sends the token it read from the credential; n8n renews it on a 401
+	test(`a first import of ${FLEET.toLocaleString('en')} assets while the token expires twice: renewed once each time, every asset created once`, async () => {
+		sandbox.resetStats();
+		sandbox.expireTokens(500, 1500);
+		const imported = await home.executeWorkflow(fleetWorkflowId);
+		expect(imported.error).toBeUndefined();
+		expect(imported.status).toBe('success');
+		const actions = imported.outputs['Sync fleet'].filter((item) => item.action === 'created');
+		expect(actions).toHaveLength(FLEET);
+		const fleet = sandbox.store.assets
+			.all()
+			.filter((record) => String(record.externalId).startsWith('E2E-FLEET-'));
+		expect(new Set(fleet.map((record) => record.externalId)).size).toBe(FLEET);
+		expect(fleet).toHaveLength(FLEET);
+		const stats = sandbox.stats();
+		expect(stats.requests['POST /connect/token']).toBe(2);
+		// the writes in flight at each expiry met it (8 at most each time) and were sent again
+		const refused = stats.statuses[401] ?? 0;
+		expect(refused).toBeGreaterThanOrEqual(2);
+		expect(refused).toBeLessThanOrEqual(16);
+		// one create per asset, and again only those the expired token stopped (the scope is read
+		// in the first few calls, before either expiry); nothing else failed
+		expect(stats.requests['PUT /api/assets/v1']).toBe(FLEET + refused);
+		expect((stats.statuses[200] ?? 0) + (stats.statuses[201] ?? 0)).toBe(
+			stats.totalRequests - refused,
+		);
+		expect(stats.maxInFlight).toBeLessThanOrEqual(8);
 	});
 });

@@ -104,14 +104,18 @@ if (typeof afterAll === 'function') {
 }
 
 /**
- * The warnings our nodes write to n8n's log (`this.logger.warn`) from now until `restore`. n8n's
- * logger at level error makes `warn` a constant no-op, so a logger over it takes its place.
+ * The warnings (or, given 'info', the notes) our nodes write to n8n's log (`this.logger.warn`)
+ * from now until `restore`. n8n's logger at level error makes `warn` a constant no-op, so a logger
+ * over it takes its place.
  */
-export function captureWarnings(): { messages: () => string[]; restore: () => void } {
+export function captureWarnings(level: 'warn' | 'info' = 'warn'): {
+	messages: () => string[];
+	restore: () => void;
+} {
 	const original = Container.get(Logger);
 	const warnings: string[] = [];
 	const logger = Object.create(original) as Logger;
-	Object.defineProperty(logger, 'warn', { value: (message: string) => warnings.push(message) });
+	Object.defineProperty(logger, level, { value: (message: string) => warnings.push(message) });
 	Container.set(Logger, logger);
 	return { messages: () => [...warnings], restore: () => Container.set(Logger, original) };
 }
@@ -188,6 +192,12 @@ export class CredentialStore {
 
 	/** The stored data: what the user typed (defaults and `$self` expressions not applied). */
 	data: ICredentialDataDecryptedObject;
+
+	/** How many times a node read it (`getCredentials`: read, decrypted and resolved, as n8n does). */
+	reads = 0;
+
+	/** Called after each such read (to change what is stored while a run goes on). */
+	afterRead?: () => void;
 
 	constructor(input: CredentialInput) {
 		this.data = { ...input };
@@ -312,6 +322,8 @@ class InMemoryCredentialsHelper extends ICredentialsHelper {
 		this.assertType(type);
 		const stored = structuredClone(this.store.data);
 		if (raw === true) return stored;
+		this.store.reads++;
+		this.store.afterRead?.();
 		const properties = credentialProperties();
 		const values = stored as INodeParameters;
 		let decrypted = NodeHelpers.getNodeParameters(properties, values, true, false, null, null)!;

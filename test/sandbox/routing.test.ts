@@ -128,6 +128,7 @@ describe('routing and robustness', () => {
 			Buffer.byteLength(JSON.stringify(list.data)) + 2 * Buffer.byteLength(JSON.stringify(asset)),
 		);
 		expect(stats.faults).toEqual({});
+		expect(stats.statuses).toEqual({ 200: 3, 404: 1 });
 		h.sandbox.resetStats();
 		expect(h.sandbox.stats()).toEqual({
 			requests: {},
@@ -136,6 +137,8 @@ describe('routing and robustness', () => {
 			maxInFlight: 0,
 			inFlight: 0,
 			faults: {},
+			connections: 0,
+			statuses: {},
 		});
 		// the faults API calls met, per kind
 		h.sandbox.failNext(2, '503');

@@ -199,3 +199,24 @@ describe('expiring every token at once (sandbox.expireTokens)', () => {
 		expect((await h.anonymous.get('/api/assets/v1', { headers: after })).status).toBe(200);
 	});
 });
+
+describe('tokens that run out mid-run (sandbox.expireTokens(...afterCalls))', () => {
+	let h: Harness;
+	beforeAll(async () => {
+		h = await startHarness();
+	});
+	afterAll(() => h.sandbox.close());
+
+	test('every token expires once so many more API calls have come in, at each count given', async () => {
+		const statuses: number[] = [];
+		let headers = { Authorization: `Bearer ${h.sandbox.token()}` };
+		h.sandbox.expireTokens(2, 4);
+		for (let call = 0; call < 6; call++) {
+			const status = (await h.anonymous.get('/api/assets/v1', { headers })).status;
+			statuses.push(status);
+			if (status === 401) headers = { Authorization: `Bearer ${h.sandbox.token()}` };
+		}
+		// calls 3 and 5 meet the expiry; the token issued after call 3 is expired at call 5
+		expect(statuses).toEqual([200, 200, 401, 200, 401, 200]);
+	});
+});

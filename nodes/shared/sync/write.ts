@@ -10,10 +10,13 @@ export interface EntryWriter {
 	write(entry: PlanEntry, item: number | undefined): Promise<IDataObject | undefined>;
 }
 
+/** From this many writes on, a run notes its progress in n8n's log (each tenth of the writes). */
+const PROGRESS_FROM = 1000;
+
 /**
  * Carries the plan out: one write per changed record, 8 at a time through the shared pool. A
  * write that fails is a failed entry with Continue On Fail; otherwise no further write starts and
- * the run fails saying what was written before.
+ * the run fails saying what was written before. A long run (a first import) logs its progress.
  */
 export async function writeEntries(
 	context: IExecuteFunctions,
@@ -25,6 +28,8 @@ export async function writeEntries(
 	const pending = plan.flatMap((entry, index) => (writer.writes(entry) ? [index] : []));
 	let written = 0;
 	let fatal: Error | undefined;
+	const step = pending.length >= PROGRESS_FROM ? Math.ceil(pending.length / 10) : Infinity;
+	const node = context.getNode().name;
 	await runPooled(
 		pending.length,
 		WRITES_AT_ONCE,
@@ -37,6 +42,11 @@ export async function writeEntries(
 				if (entry.action === 'created')
 					done[index] = { ...entry, body: { ...entry.body, id: answer?.id } };
 				written++;
+				if (written % step === 0 || (written === pending.length && step !== Infinity)) {
+					context.logger.info(
+						`Stockroom Sync "${node}": ${written.toLocaleString('en')} of ${pending.length.toLocaleString('en')} writes confirmed by the service`,
+					);
+				}
 			} catch (error) {
 				if (!continueOnFail) {
 					fatal ??= error as Error;

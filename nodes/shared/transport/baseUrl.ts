@@ -1,8 +1,8 @@
 import { NodeOperationError, type IHttpRequestMethods } from 'n8n-workflow';
-import { CREDENTIAL_TYPE, type Call, type RequestContext, type RequestOptions } from './send';
+import { readCredential, type RequestContext } from './credential';
+import type { Call, RequestOptions } from './send';
 
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
-const baseUrls = new WeakMap<object, Promise<string>>();
 
 /** The credential's base URL without trailing slashes; https unless the host is loopback. */
 export function normalizeBaseUrl(value: unknown): string {
@@ -22,14 +22,7 @@ export function normalizeBaseUrl(value: unknown): string {
 
 /** The credential's base URL, read once per execution context. */
 export async function getBaseUrl(this: RequestContext): Promise<string> {
-	let pending = baseUrls.get(this);
-	if (!pending) {
-		pending = this.getCredentials(CREDENTIAL_TYPE).then(
-			(credentials) => credentials.baseUrl as string,
-		);
-		baseUrls.set(this, pending);
-	}
-	const configured = await pending;
+	const configured = (await readCredential(this)).baseUrl;
 	try {
 		return normalizeBaseUrl(configured);
 	} catch (error) {

@@ -1,11 +1,13 @@
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 import { resolveCall } from './baseUrl';
-import { send, type RequestContext, type RequestOptions } from './send';
+import type { RequestContext } from './credential';
+import { send, type RequestOptions } from './send';
 
 export { getBaseUrl, normalizeBaseUrl, onBaseOrigin } from './baseUrl';
 export { DEFAULT_RETRY, EDITOR_RETRY, type RetryPolicy } from './retry';
 export type { AnswerShape } from './answers';
-export { CREDENTIAL_TYPE, isNotFound, type RequestContext, type RequestOptions } from './send';
+export { CREDENTIAL_TYPE, type RequestContext } from './credential';
+export { isNotFound, type RequestOptions } from './send';
 export {
 	collect,
 	headerDate,

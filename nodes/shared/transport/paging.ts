@@ -1,16 +1,10 @@
 import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 import { readAnswer } from './answers';
 import { resolveCall } from './baseUrl';
+import type { RequestContext } from './credential';
 import { readFailure } from './failure';
 import type { RetryPolicy } from './retry';
-import {
-	Abandonment,
-	send,
-	type Call,
-	type Exchange,
-	type RequestContext,
-	type RequestOptions,
-} from './send';
+import { Abandonment, send, type Call, type Exchange, type RequestOptions } from './send';
 import { parseListBody } from './listBody';
 import { isBodyStream, nextLinkOf, PageBuffer, readBytes } from './stream';
 

@@ -3,20 +3,14 @@ import {
 	NodeOperationError,
 	sleep,
 	type IDataObject,
-	type IExecuteFunctions,
 	type IHttpRequestMethods,
 	type IHttpRequestOptions,
-	type ILoadOptionsFunctions,
-	type IPollFunctions,
 } from 'n8n-workflow';
 import { readAnswer, type AnswerShape } from './answers';
+import { authorizedRequest, type RequestContext } from './credential';
 import { readFailure, readProblem, readStreamBodies, type Failure } from './failure';
 import { describeFailure, redactSecrets } from './messages';
 import { declaredFailure, DEFAULT_RETRY, isRetryable, retryDelay, type RetryPolicy } from './retry';
-
-export const CREDENTIAL_TYPE = 'stockroomOAuth2Api';
-
-export type RequestContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
 
 export interface RequestOptions {
 	qs?: IDataObject;
@@ -149,12 +143,6 @@ export interface Exchange {
 	attempts: Attempts;
 }
 
-interface HelperResponse {
-	body?: unknown;
-	headers?: IDataObject;
-	statusCode?: number;
-}
-
 export interface SendOptions {
 	/** Leave the body as a stream (it is read, and checked, by the caller). */
 	stream?: boolean;
@@ -164,8 +152,8 @@ export interface SendOptions {
 }
 
 /**
- * Sends a call through n8n's authenticated request helper (n8n obtains and caches the OAuth2
- * token and retries once on 401) until it succeeds or the retry policy gives up: 429 (honouring
+ * Sends a call with the credential's token (see `authorizedRequest`: n8n obtains, stores and
+ * renews the OAuth2 token) until it succeeds or the retry policy gives up: 429 (honouring
  * Retry-After), 502/503/504, dropped connections and answers that are not the service's are
  * retried; any other failure, or one that outlasts the policy, becomes a NodeApiError that says
  * what to do.
@@ -208,11 +196,7 @@ export async function send(
 			try {
 				const request = requestFor(call, options.stream ? 'stream' : undefined);
 				const via = aborting(context, request, abandonment.signal);
-				const response = (await context.helpers.httpRequestWithAuthentication.call(
-					via,
-					CREDENTIAL_TYPE,
-					request,
-				)) as HelperResponse;
+				const response = await authorizedRequest(context, via, request);
 				const headers = response.headers ?? {};
 				const answer = options.stream
 					? { body: response.body, failure: undefined }
