@@ -10,6 +10,8 @@
  *   measured between the two sizes, and said to be an estimate.
  * - Planning alone, in this process: 100,000 rows of which 50,000 share one placeholder key.
  */
+import { spawn } from 'node:child_process';
+
 import type { IDataObject } from 'n8n-workflow';
 import { assetSchema } from '../nodes/shared/schema/asset';
 import { canonical, planId, SetDigest } from '../nodes/shared/sync/entries';
@@ -76,7 +78,19 @@ export interface SyncFigures {
 	sideBySide: SideBySide[];
 	/** Planning 100,000 rows, 50,000 of them on one placeholder key, in milliseconds. */
 	planMs: number[];
+	/** A first import: the Sync of as many new assets into an empty scope, and its floor. */
+	firstImport: FirstImport;
 }
+
+/** Issue 41: every row of the export is a new asset. */
+export interface FirstImport {
+	run: SyncRun;
+	/** The same creates sent by a plain `fetch` loop, 8 in flight, with the same token. */
+	floorMs: number;
+}
+
+/** The scope of the first import: assets that are not in the register yet. */
+const NEW_PREFIX = 'NEW-';
 
 /** The source's export: the owned fields of every asset but each 200th, each 100th renamed. */
 function exportOf(assets: readonly StoredRecord[]) {
@@ -171,6 +185,7 @@ export async function syncFigures(
 		listAll: [],
 		sideBySide: [],
 		planMs: [],
+		firstImport: undefined as unknown as FirstImport,
 	};
 	try {
 		const syncUrl = await bench.deploy(assetSync('sync-asset', bench.credential, SYNC_FIELDS));
@@ -211,6 +226,8 @@ export async function syncFigures(
 					`${ms(again.run.executionMs)}, ${again.writes} writes`,
 			);
 		}
+
+		figures.firstImport = await firstImport(bench, big.sandbox, workDir, progress);
 
 		for (const { sandbox, items, changed, missing, body } of smaller) {
 			const size = sandbox.store.assets.size;
@@ -258,6 +275,98 @@ export async function syncFigures(
 }
 
 const assetNodeMs = (run: RunResult) => run.nodeMs['Asset node'] ?? Number.NaN;
+
+/**
+ * Creates each body with `PUT /api/assets/v1`, 8 in flight, and prints the time: the least a
+ * client can take over these writes (Node's `fetch` keeps its connections alive).
+ */
+const PUT_LOOP = `
+const [url, token, file] = process.argv.slice(1);
+const bodies = JSON.parse(require('node:fs').readFileSync(file, 'utf8'));
+(async () => {
+	const started = performance.now();
+	let next = 0;
+	const worker = async () => {
+		while (next < bodies.length) {
+			const body = bodies[next++];
+			const response = await fetch(url + '/api/assets/v1', {
+				method: 'PUT',
+				headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json' },
+				body: JSON.stringify(body),
+			});
+			if (!response.ok) throw new Error('PUT answered ' + response.status);
+			await response.arrayBuffer();
+		}
+	};
+	await Promise.all(Array.from({ length: 8 }, worker));
+	console.log(JSON.stringify({ ms: performance.now() - started }));
+})().catch((error) => { console.error(error); process.exit(1); });
+`;
+
+async function putLoop(sandbox: Sandbox, bodies: object[], workDir: string): Promise<number> {
+	const { writeFileSync, rmSync } = await import('node:fs');
+	const file = `${workDir}/first-import-bodies.json`;
+	writeFileSync(file, JSON.stringify(bodies));
+	try {
+		const child = spawn(process.execPath, ['-e', PUT_LOOP, sandbox.url, sandbox.token(), file], {
+			stdio: ['ignore', 'pipe', 'inherit'],
+		});
+		let output = '';
+		child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+		const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+		if (code !== 0) throw new Error(`the PUT loop exited ${code}`);
+		return (JSON.parse(output) as { ms: number }).ms;
+	} finally {
+		rmSync(file, { force: true });
+	}
+}
+
+/**
+ * Issue 41's first import: the export's rows as new assets (another External ID and serial) into a
+ * scope that holds none of them, so the Sync creates every one; then the same creates by a plain
+ * `fetch` loop. The service is reset after each.
+ */
+async function firstImport(
+	bench: N8nBench,
+	sandbox: Sandbox,
+	workDir: string,
+	progress: (message: string) => void,
+): Promise<FirstImport> {
+	sandbox.reset();
+	const fresh = sandbox.store.assets.all().map((asset) => {
+		const row: Record<string, unknown> = { externalId: `${NEW_PREFIX}${String(asset.externalId)}` };
+		for (const field of SYNC_FIELDS) if (asset[field] !== undefined) row[field] = asset[field];
+		if (asset.serialNumber !== undefined)
+			row.serialNumber = `${NEW_PREFIX}${String(asset.serialNumber)}`;
+		return row;
+	});
+	const url = await bench.deploy(
+		assetSync('sync-first-import', bench.credential, SYNC_FIELDS, `externalId sw "${NEW_PREFIX}"`),
+	);
+	const run = await measure(
+		bench,
+		sandbox,
+		url,
+		'sync-first-import',
+		{ items: fresh },
+		fresh.length,
+	);
+	const created = sandbox.store.assets
+		.all()
+		.filter((asset) => String(asset.externalId).startsWith(NEW_PREFIX)).length;
+	if (run.writes !== fresh.length || created !== fresh.length)
+		throw new Error(
+			`first import: ${run.writes} writes and ${created} new assets for ${fresh.length} rows`,
+		);
+	sandbox.reset();
+	const floorMs = await putLoop(sandbox, fresh, workDir);
+	sandbox.reset();
+	progress(
+		`sync first import of ${count(fresh.length)}: node ${ms(run.run.nodeMs.Sync)}, ` +
+			`n8n CPU ${ms(run.run.n8nCpuMs)}; fetch floor ${ms(floorMs)}`,
+	);
+	return { run, floorMs };
+}
 
 /**
  * Planning alone, as the Sync does it between the walk and the first write: 100,000 rows, 50,000
@@ -357,10 +466,21 @@ export function handBuiltEstimate(figures: SyncFigures): number {
 	return linear * figures.records + quadratic * figures.records ** 2;
 }
 
+/** The first import's Sync node time over its floor's. */
+export const firstImportOverFloor = ({ firstImport }: SyncFigures): number =>
+	firstImport.run.run.nodeMs.Sync / firstImport.floorMs;
+
+/** n8n's CPU over the first import's writes: all of the run's, per write (an upper bound). */
+export const cpuPerWrite = ({ firstImport }: SyncFigures): number =>
+	firstImport.run.run.n8nCpuMs / firstImport.run.writes;
+
 /** The final lines of the bench's output for this section. */
 export function syncLines(figures: SyncFigures): string[] {
 	const secondWrites = figures.again.reduce((total, run) => total + run.writes, 0);
+	const { firstImport } = figures;
 	return [
+		`sync first import, ${count(firstImport.run.writes)} new assets: ${(firstImport.run.run.nodeMs.Sync / 1000).toFixed(1)} s; over the fetch floor (same writes, 8 in flight): ${ratio(firstImportOverFloor(figures))}`,
+		`n8n CPU per write request (ms): ${cpuPerWrite(figures).toFixed(2)}`,
 		`sync ratio (Sync operation / hand-built workflow): ${ratio(syncRatio(figures))}`,
 		`sync second run writes: ${secondWrites}`,
 		`sync time over list-all time (${count(figures.records)} assets, same run): ${ratio(syncOverListAll(figures))}`,
@@ -486,6 +606,17 @@ export function syncSection(figures: SyncFigures, machine: Machine): string[] {
 			'stands for, the plan), 100,000 rows of which 50,000 carry one placeholder serial and 1,000',
 			`one shared serial, against 100,000 assets: ${spread(figures.planMs, ms)} (target < 2 s); every`,
 			'refusal names at most three items and a count.',
+		].join(' '),
+		'',
+		[
+			`**First import** (issue 41): the export's ${count(figures.firstImport.run.writes)} rows as new`,
+			`assets (another External ID and serial) into a scope that holds none (\`externalId sw "${NEW_PREFIX}"\`):`,
+			`the Sync node ${ms(figures.firstImport.run.run.nodeMs.Sync)}, ${count(figures.firstImport.run.reads)}`,
+			`reads and ${count(figures.firstImport.run.writes)} writes, n8n's CPU ${ms(figures.firstImport.run.run.n8nCpuMs)}`,
+			`(${cpuPerWrite(figures).toFixed(2)} ms per write, the whole run's CPU over its writes). The same`,
+			`creates by a plain \`fetch\` loop in n8n's Node, 8 in flight, with the same token:`,
+			`${ms(figures.firstImport.floorMs)}; the Sync over it: ${ratio(firstImportOverFloor(figures))} (target ≤ 1.5).`,
+			'One run of each.',
 		].join(' '),
 		'',
 	];

@@ -175,7 +175,12 @@ export function httpUpsert(path: string, credential: CredentialRef, baseUrl: str
  * Issue 24's sync: the webhook's body `{ items: [...] }` is the complete export of a source, and
  * the assets are made to match it on `fields` (External ID the key), deleting what it lacks.
  */
-export function assetSync(path: string, credential: CredentialRef, fields: string[]) {
+export function assetSync(
+	path: string,
+	credential: CredentialRef,
+	fields: string[],
+	scope?: string,
+) {
 	return chain(path, credential, [
 		splitOut('Source rows', 'body.items'),
 		{
@@ -187,6 +192,7 @@ export function assetSync(path: string, credential: CredentialRef, fields: strin
 				syncKey: 'externalId',
 				fieldsToSync: fields,
 				missingRecords: 'delete',
+				...(scope && { filterMode: 'expression', filterExpression: scope }),
 				options: {},
 			},
 		},

@@ -9,7 +9,12 @@ source scripts/deps.sh || exit 1
 step() { echo; echo "── $1"; }
 fail() { echo "$1"; echo "0 passed, 1 failed"; exit 1; }
 
-step 'build' && { npm run -s build >/dev/null || fail 'build failed'; }
+# STOCKROOM_E2E_BUILT=1: dist/ is built (CI builds once, and end-to-end suites beside this one use it)
+if [ "${STOCKROOM_E2E_BUILT:-}" = 1 ] && [ -d dist ]; then
+	step 'build: dist/ built by the caller'
+else
+	step 'build' && { npm run -s build >/dev/null || fail 'build failed'; }
+fi
 step 'type-check tests, sandbox and tools' && { npx tsc -p tsconfig.dev.json --noEmit || fail 'type errors'; }
 step 'lint' && { npm run -s lint || fail 'lint failed'; }
 step 'tests'
