@@ -120,7 +120,7 @@ export function freeText(
 
 /** One page of records in id order from the cursor; stops once it knows the page is full. */
 export function pageOf(
-	table: RecordTable,
+	table: Pick<RecordTable, 'all' | 'indexAfter'>,
 	window: ListWindow,
 	predicates: ReadonlyArray<Predicate | undefined>,
 ): { results: StoredRecord[]; lastId?: string } {

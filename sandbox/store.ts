@@ -25,11 +25,24 @@ export function nextId(highest: string, at: Date, random: Random): string {
 	return candidate > highest ? candidate : increment(highest);
 }
 
+/** Index of the first of `records` (in id order) whose id sorts after `id`. */
+export function indexAfterId(records: readonly StoredRecord[], id: string): number {
+	let [low, high] = [0, records.length];
+	while (low < high) {
+		const middle = (low + high) >>> 1;
+		if (records[middle].id <= id) low = middle + 1;
+		else high = middle;
+	}
+	return low;
+}
+
 /** The records of one resource, kept in id order so a cursor is a binary search. */
 export class RecordTable {
 	private records: StoredRecord[] = [];
 	private readonly byId = new Map<string, StoredRecord>();
 	private readonly byExternalId = new Map<string, string>();
+	/** Ids by External ID lower-cased, as the filter's `eq` compares text (case aside). */
+	private readonly byFoldedExternalId = new Map<string, Set<string>>();
 	private highest = '0'.repeat(24);
 
 	constructor(
@@ -57,15 +70,15 @@ export class RecordTable {
 		return id === undefined ? undefined : this.byId.get(id);
 	}
 
+	/** The records whose External ID equals `externalId` case aside, in id order. */
+	withExternalIdCaseless(externalId: string): StoredRecord[] {
+		const ids = this.byFoldedExternalId.get(externalId.toLowerCase());
+		return ids ? [...ids].sort().map((id) => this.byId.get(id)!) : [];
+	}
+
 	/** Index of the first record whose id sorts after `id`. */
 	indexAfter(id: string): number {
-		let [low, high] = [0, this.records.length];
-		while (low < high) {
-			const middle = (low + high) >>> 1;
-			if (this.records[middle].id <= id) low = middle + 1;
-			else high = middle;
-		}
-		return low;
+		return indexAfterId(this.records, id);
 	}
 
 	/** A fresh id for a record created at `at` (default: now). */
@@ -99,7 +112,7 @@ export class RecordTable {
 		}
 		if (stored.id > this.highest) this.highest = stored.id;
 		this.byId.set(stored.id, stored);
-		if (externalId !== undefined) this.byExternalId.set(externalId, stored.id);
+		this.index(stored);
 		this.changed();
 		return stored;
 	}
@@ -133,6 +146,7 @@ export class RecordTable {
 		this.records = [];
 		this.byId.clear();
 		this.byExternalId.clear();
+		this.byFoldedExternalId.clear();
 		records.forEach((record, index) => {
 			if (!isRecordId(record.id)) {
 				throw new Error(`${this.noun} #${index + 1} has no valid id (24 lowercase hex)`);
@@ -147,14 +161,30 @@ export class RecordTable {
 			}
 			this.records.push(record);
 			this.byId.set(record.id, record);
-			if (typeof externalId === 'string') this.byExternalId.set(externalId, record.id);
+			this.index(record);
 			if (record.id > this.highest) this.highest = record.id;
 		}
 		this.changed();
 	}
 
+	private index(record: StoredRecord): void {
+		const { externalId } = record;
+		if (typeof externalId !== 'string') return;
+		this.byExternalId.set(externalId, record.id);
+		const folded = externalId.toLowerCase();
+		const ids = this.byFoldedExternalId.get(folded);
+		if (ids) ids.add(record.id);
+		else this.byFoldedExternalId.set(folded, new Set([record.id]));
+	}
+
 	private unindex(record: StoredRecord): void {
-		if (typeof record.externalId === 'string') this.byExternalId.delete(record.externalId);
+		const { externalId } = record;
+		if (typeof externalId !== 'string') return;
+		this.byExternalId.delete(externalId);
+		const folded = externalId.toLowerCase();
+		const ids = this.byFoldedExternalId.get(folded);
+		ids?.delete(record.id);
+		if (ids?.size === 0) this.byFoldedExternalId.delete(folded);
 	}
 }
 

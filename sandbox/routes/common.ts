@@ -6,7 +6,7 @@ import { freeText, listReply, pageOf, parseWindow, withinWindow, type Cursors } 
 import { Answer, invalid, JSON_TYPE, type Reply } from '../problems';
 import type { WriteContext } from '../records/common';
 import type { ApiRequest } from '../router';
-import type { RecordTable, Store, StoredRecord } from '../store';
+import { indexAfterId, type RecordTable, type Store, type StoredRecord } from '../store';
 
 /** `GET` on a collection: `filter`, `q`, `since`, `until`, `limit`, `after`. */
 export function listRecords(
@@ -24,12 +24,26 @@ export function listRecords(
 			invalid({ filter: [filter.error] }, `The filter is not valid: ${filter.error}`),
 		);
 	}
-	const page = pageOf(table, window, [
+	// records that can match, in id order: those the External IDs name, or all
+	const candidates = filter.externalIds
+		? recordsNamed(table, filter.externalIds)
+		: { all: () => table.all(), indexAfter: (id: string) => table.indexAfter(id) };
+	const page = pageOf(candidates, window, [
 		withinWindow(window),
 		filter.predicate,
 		freeText(query.get('q'), searchable),
 	]);
 	return listReply(req, url, page, cursors);
+}
+
+/** The records with these External IDs (case aside), in id order, as a list to page through. */
+function recordsNamed(table: RecordTable, externalIds: readonly string[]) {
+	const byId = new Map<string, StoredRecord>();
+	for (const externalId of externalIds) {
+		for (const record of table.withExternalIdCaseless(externalId)) byId.set(record.id, record);
+	}
+	const records = [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+	return { all: () => records, indexAfter: (id: string) => indexAfterId(records, id) };
 }
 
 export const ok = (body: unknown): Reply => ({ status: 200, body, contentType: JSON_TYPE });

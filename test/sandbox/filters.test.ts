@@ -136,6 +136,23 @@ describe('filters end to end', () => {
 		);
 	});
 
+	test('External IDs looked up by an or-chain of eq (answered from an index): what a scan selects, case aside, in id order, paged', async () => {
+		const chosen = assets().filter((_, index) => index % 5 === 3);
+		const externalIds = chosen.map((asset) =>
+			String((asset as unknown as { externalId: string }).externalId),
+		);
+		// upper-cased: text compares case aside; and one that names nothing
+		const chain = [...externalIds.map((id) => id.toUpperCase()), 'NO-SUCH-ID']
+			.map((id) => `externalId eq "${id}"`)
+			.join(' or ');
+		expect(chosen.length).toBeGreaterThan(50);
+		expect(await select('assets', chain)).toEqual(ids(chosen));
+		// the same chain with a clause that is no External ID is scanned: the same answer
+		expect(await select('assets', `${chain} or deviceName eq "no such device"`)).toEqual(
+			ids(chosen),
+		);
+	});
+
 	test('an empty filter lists everything', async () => {
 		expect((await h.api.get('/api/contracts/v1?filter=&limit=1000')).data.results).toHaveLength(
 			h.sandbox.store.contracts.size,
