@@ -25,9 +25,7 @@ export function listRecords(
 		);
 	}
 	// records that can match, in id order: those the External IDs name, or all
-	const candidates = filter.externalIds
-		? recordsNamed(table, filter.externalIds)
-		: { all: () => table.all(), indexAfter: (id: string) => table.indexAfter(id) };
+	const candidates = filter.externalIds ? recordsNamed(table, filter.externalIds) : table;
 	const page = pageOf(candidates, window, [
 		withinWindow(window),
 		filter.predicate,

@@ -90,9 +90,7 @@ class CredentialAccess {
 		// a failure other than a 401 reaches the caller as it is (it reads every kind)
 		if (last) return await sent;
 		return await sent.catch(async (error: unknown) => {
-			if ((error as { response?: { status?: unknown } }).response?.status !== 401) {
-				return await Promise.reject(error);
-			}
+			if ((error as { response?: { status?: unknown } }).response?.status !== 401) throw error;
 			// a 401 of a streamed call holds its connection until its body is read
 			await readStreamBodies(error);
 			return undefined;
