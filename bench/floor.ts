@@ -37,16 +37,26 @@ const get = (target) => fetch(target, { headers: { authorization: 'Bearer ' + to
 })().catch((error) => { console.error(error); process.exit(1); });
 `;
 
-async function fetchLoop(sandbox: Sandbox): Promise<{ records: number; ms: number }> {
-	const child = spawn(process.execPath, ['-e', FETCH_LOOP, sandbox.url, sandbox.token()], {
+/**
+ * Runs `script` in a Node process of its own (this Node, n8n's) with `args`, and gives the JSON
+ * it prints: a floor measured without n8n, apart from the sandbox in this process.
+ */
+export async function runFloorScript<T>(name: string, script: string, args: string[]): Promise<T> {
+	const child = spawn(process.execPath, ['-e', script, ...args], {
 		stdio: ['ignore', 'pipe', 'inherit'],
 	});
 	let output = '';
 	child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
 	const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-	if (code !== 0) throw new Error(`the fetch loop exited ${code}`);
-	return JSON.parse(output) as { records: number; ms: number };
+	if (code !== 0) throw new Error(`the ${name} exited ${code}`);
+	return JSON.parse(output) as T;
 }
+
+const fetchLoop = async (sandbox: Sandbox) =>
+	await runFloorScript<{ records: number; ms: number }>('fetch loop', FETCH_LOOP, [
+		sandbox.url,
+		sandbox.token(),
+	]);
 
 /** One warm-up, then `runs` walks of every asset by a plain fetch loop. */
 export async function floorFigures(sandbox: Sandbox, runs: number): Promise<FloorFigures> {

@@ -10,7 +10,7 @@
  *   measured between the two sizes, and said to be an estimate.
  * - Planning alone, in this process: 100,000 rows of which 50,000 share one placeholder key.
  */
-import { spawn } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
 
 import type { IDataObject } from 'n8n-workflow';
 import { assetSchema } from '../nodes/shared/schema/asset';
@@ -22,6 +22,7 @@ import { planSync } from '../nodes/StockroomAsset/sync/plan';
 import { readRow, type Ownership } from '../nodes/StockroomAsset/sync/source';
 import { createSandbox, type Sandbox, type SandboxStats } from '../sandbox/server';
 import type { StoredRecord } from '../sandbox/store';
+import { runFloorScript } from './floor';
 import { N8nBench, type RunResult } from './n8nBench';
 import { loadLine, type Machine } from './report';
 import { count, mb, median, ms, pairRatio, ratio, runMetricRows, spread, tableRow } from './stats';
@@ -304,18 +305,15 @@ const bodies = JSON.parse(require('node:fs').readFileSync(file, 'utf8'));
 `;
 
 async function putLoop(sandbox: Sandbox, bodies: object[], workDir: string): Promise<number> {
-	const { writeFileSync, rmSync } = await import('node:fs');
 	const file = `${workDir}/first-import-bodies.json`;
 	writeFileSync(file, JSON.stringify(bodies));
 	try {
-		const child = spawn(process.execPath, ['-e', PUT_LOOP, sandbox.url, sandbox.token(), file], {
-			stdio: ['ignore', 'pipe', 'inherit'],
-		});
-		let output = '';
-		child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-		const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-		if (code !== 0) throw new Error(`the PUT loop exited ${code}`);
-		return (JSON.parse(output) as { ms: number }).ms;
+		const { ms } = await runFloorScript<{ ms: number }>('PUT loop', PUT_LOOP, [
+			sandbox.url,
+			sandbox.token(),
+			file,
+		]);
+		return ms;
 	} finally {
 		rmSync(file, { force: true });
 	}
