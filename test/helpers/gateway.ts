@@ -7,6 +7,8 @@ export interface GatewayReply {
 	status: number;
 	contentType: string;
 	body: string;
+	/** More headers (a redirect's `Location`). */
+	headers?: Record<string, string>;
 }
 
 export interface Gateway {
@@ -31,8 +33,9 @@ export async function createGateway(sandbox: Sandbox, prefix = '/stockroom'): Pr
 	/** The gateway's own answers to the next API calls; `null`: the call passes. */
 	const own: Array<GatewayReply | null> = [];
 
-	function reply(res: ServerResponse, { status, contentType, body }: GatewayReply): void {
+	function reply(res: ServerResponse, { status, contentType, body, headers }: GatewayReply): void {
 		res.writeHead(status, {
+			...headers,
 			'Content-Type': contentType,
 			'Content-Length': Buffer.byteLength(body),
 		});

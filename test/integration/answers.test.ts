@@ -338,6 +338,70 @@ describe('an answer from a gateway in front of the service', () => {
 		expect(shown).not.toContain(sandbox.client.secret);
 	});
 
+	test('a redirect is not followed: nothing is written, the token goes nowhere else, the error says where the service answers', async () => {
+		const credential = sandboxCredential(sandbox, { baseUrl: gateway.url });
+		await runNode(asset, { parameters: { operation: 'getAll', limit: 1 }, credential });
+		const before = sandbox.store.assets.size;
+		sandbox.resetStats();
+		// the service moved: the gateway sends every call to the sandbox's own address
+		const moved = `${sandbox.url}/api/assets/v1`;
+		gateway.answerNext(
+			1,
+			{
+				status: 308,
+				contentType: 'text/plain',
+				body: `Permanent Redirect. Redirecting to ${moved}`,
+				headers: { Location: moved },
+			},
+			1,
+		); // the PUT, after the lookup of its External ID
+		const error = await failureOf(
+			runNode(asset, {
+				parameters: { operation: 'upsert', inputMode: 'json' },
+				input: [
+					{ externalId: 'MOVED-1', deviceName: 'Moved', hardwareVendor: 'Dell', status: 'New' },
+				],
+				credential,
+			}),
+		);
+		expect(error.message).toBe(
+			`Could not create or update the asset "MOVED-1": the service answered HTTP 308, a redirect to ${moved}, which is not followed [item 0]`,
+		);
+		expect(error.description).toBe(
+			`The service answers at ${sandbox.url}: set the credential's Base URL to it.`,
+		);
+		// followed, the PUT (and its token) would have reached the sandbox's own address
+		expect(sandbox.journal().filter((entry) => entry.method === 'PUT')).toEqual([]);
+		expect(sandbox.store.assets.findByExternalId('MOVED-1')).toBeUndefined();
+		expect(sandbox.store.assets.size).toBe(before);
+	});
+
+	test('a redirect with no Location, or one elsewhere, says to set the Base URL', async () => {
+		const credential = sandboxCredential(sandbox, { baseUrl: gateway.url });
+		await runNode(asset, { parameters: { operation: 'getAll', limit: 1 }, credential });
+		gateway.answerNext(1, { status: 302, contentType: 'text/html', body: '' });
+		gateway.answerNext(1, {
+			status: 302,
+			contentType: 'text/html',
+			body: '',
+			headers: { Location: '/login?next=%2F' },
+		});
+		const getMany = () =>
+			failureOf(runNode(asset, { parameters: { operation: 'getAll', limit: 1 }, credential }));
+		const advice =
+			"Set the credential's Base URL to the address the service answers at (no redirect in between).";
+		const bare = await getMany();
+		expect(bare.message).toBe(
+			'Could not list assets: the service answered HTTP 302, a redirect with no Location, which is not followed [item 0]',
+		);
+		expect(bare.description).toBe(advice);
+		const login = await getMany();
+		expect(login.message).toBe(
+			'Could not list assets: the service answered HTTP 302, a redirect to /login?next=%2F, which is not followed [item 0]',
+		);
+		expect(login.description).toBe(advice);
+	});
+
 	test('a 404 page of the gateway is not the service saying the record does not exist', async () => {
 		const credential = sandboxCredential(sandbox, { baseUrl: gateway.url });
 		const target = sandbox.store.assets.all()[0];

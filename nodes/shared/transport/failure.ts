@@ -15,6 +15,8 @@ export interface Failure {
 	message: string;
 	/** The answer's `Content-Type`, when there was an answer. */
 	contentType?: string;
+	/** Where a redirect (3xx) points: its `Location` header. */
+	location?: string;
 	/** Set when a 2xx answer is not what the service sends (a gateway's page, JSON cut short). */
 	unexpected?: {
 		contentType?: string;
@@ -131,6 +133,7 @@ export function readFailure(error: unknown, now: number): Failure {
 				failure.status = status;
 			failure.retryAfterMs ??= parseRetryAfter(header(response.headers, 'retry-after'), now);
 			failure.contentType ??= header(response.headers, 'content-type');
+			failure.location ??= header(response.headers, 'location');
 		}
 		for (const [holder, key] of bodyHolders(layer)) {
 			if (failure.body === undefined && holder[key] !== undefined && holder[key] !== '')

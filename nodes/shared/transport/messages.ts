@@ -150,6 +150,7 @@ export function describeFailure(
 			description: `Check the credential's Base URL and that the service is reachable from n8n.${tried(call)}`,
 		};
 	}
+	if (failure.status >= 300 && failure.status < 400) return describeRedirect(failed, failure, call);
 	if (
 		problem.scim &&
 		failure.status >= 400 &&
@@ -199,6 +200,39 @@ export function describeFailure(
 				description: facts,
 			};
 	}
+}
+
+/**
+ * A redirect, which requests do not follow (a followed write could land where the credential does
+ * not point, carrying its token): where it points, and the Base URL that would avoid it.
+ */
+function describeRedirect(
+	failed: string,
+	failure: Failure,
+	call: CallDetails,
+): { message: string; description: string } {
+	const target = failure.location ? redirectBase(failure.location, call) : undefined;
+	const where = failure.location ? ` to ${failure.location}` : ' with no Location';
+	return {
+		message: `${failed}: the service answered HTTP ${failure.status}, a redirect${where}, which is not followed`,
+		description: target
+			? `The service answers at ${target}: set the credential's Base URL to it.`
+			: "Set the credential's Base URL to the address the service answers at (no redirect in between).",
+	};
+}
+
+/** The Base URL a redirect implies: its target less the path the call asked for, when it ends so. */
+function redirectBase(location: string, call: CallDetails): string | undefined {
+	let target: URL;
+	try {
+		target = new URL(location, `${call.baseUrl}${call.path}`);
+	} catch {
+		return undefined;
+	}
+	const path = target.pathname.replace(/\/+$/, '');
+	const asked = call.path.replace(/[?#].*$/, '').replace(/\/+$/, '');
+	if (asked === '' || !path.toLowerCase().endsWith(asked.toLowerCase())) return undefined;
+	return `${target.origin}${path.slice(0, path.length - asked.length)}`;
 }
 
 /** What a secret looks like in text a service or gateway may send back. */
