@@ -7,6 +7,13 @@ import {
 	type RequestContext,
 	type RetryPolicy,
 } from './transport';
+import { runPooled, WRITES_AT_ONCE } from './pool';
+
+/**
+ * Lookup requests under way at once: a lookup whose matches fill a page asks for the next one
+ * ahead, so half the writes' limit keeps the requests in flight within it.
+ */
+const LOOKUPS_AT_ONCE = WRITES_AT_ONCE / 2;
 
 /**
  * The longest filter one list request carries, URL-encoded: well within what servers and
@@ -57,22 +64,38 @@ export async function findByField(
 	},
 ): Promise<Map<string, IDataObject[]>> {
 	const form = options.form ?? ((value: string) => value);
+	const batches = lookupBatches(field, values);
+	const answers = new Array<IDataObject[]>(batches.length);
+	let failed = false;
+	await runPooled(
+		batches.length,
+		LOOKUPS_AT_ONCE,
+		async (index) => {
+			const filter = printFilter(
+				any(...batches[index].map((value) => compare(field, 'eq', value)))!,
+			);
+			answers[index] = await collect(
+				paginate.call(
+					context,
+					path,
+					{ filter },
+					{
+						operation: `look up ${nouns} by ${options.label ?? field}`,
+						pageSize: MAX_PAGE_SIZE,
+						itemIndex: options.itemIndex,
+						retry: options.retry,
+					},
+				),
+			).catch((error: unknown) => {
+				failed = true;
+				throw error;
+			});
+		},
+		() => failed,
+	);
 	const found = new Map<string, IDataObject[]>();
-	for (const batch of lookupBatches(field, values)) {
-		const filter = printFilter(any(...batch.map((value) => compare(field, 'eq', value)))!);
-		const records = await collect(
-			paginate.call(
-				context,
-				path,
-				{ filter },
-				{
-					operation: `look up ${nouns} by ${options.label ?? field}`,
-					pageSize: MAX_PAGE_SIZE,
-					itemIndex: options.itemIndex,
-					retry: options.retry,
-				},
-			),
-		);
+	for (const [index, batch] of batches.entries()) {
+		const records = answers[index];
 		const wanted = new Set(batch.map(form));
 		for (const record of records) {
 			const value = record[field];

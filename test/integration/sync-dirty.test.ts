@@ -487,6 +487,58 @@ describe('Asset Sync on dirty exports (issue 31)', () => {
 	});
 });
 
+describe('Asset Sync looks new keys up 4 batches at a time', () => {
+	const newRows = (count: number) =>
+		Array.from({ length: count }, (_, n) => ({
+			externalId: `NEW-${String(n).padStart(5, '0')}`,
+			deviceName: `New ${n}`,
+			hardwareVendor: 'Dell',
+			status: 'New',
+		}));
+	const parameters = (dryRun: boolean) =>
+		({
+			operation: 'sync',
+			fieldsToSync: ['deviceName', 'hardwareVendor', 'status'],
+			filterMode: 'expression',
+			filterExpression: 'externalId sw "NEW-"',
+			dryRun,
+		}) as never;
+
+	test('2,000 new devices against a service 20 ms away: 4 lookups in flight, each key asked once; one lookup failing fails the run before any write', async () => {
+		const sandbox = await createSandbox({ records: 10, network: { latencyMs: 20 } });
+		try {
+			const credential = sandboxCredential(sandbox);
+			const input = newRows(2000);
+			const lookups = () =>
+				sandbox
+					.journal()
+					.filter((entry) => entry.method === 'GET' && / or /.test(entry.query.filter ?? ''));
+			sandbox.resetStats();
+			const [planned] = await runNode(node, { parameters: parameters(true), credential, input });
+			expect(planned.filter((item) => item.json.action === 'create')).toHaveLength(2000);
+			const asked = lookups().flatMap((entry) =>
+				entry.query.filter.split(' or ').map((clause) => /"(.*)"/.exec(clause)![1]),
+			);
+			expect(asked.sort()).toEqual(input.map((row) => row.externalId));
+			const batches = lookups().length;
+			expect(batches).toBeGreaterThan(8);
+			expect(sandbox.stats().maxInFlight).toBe(4);
+
+			sandbox.resetStats();
+			sandbox.failNext(1, '500', 4); // the walk of the scope and three lookups pass
+			const error = await failureOf(
+				runNode(node, { parameters: parameters(false), credential, input }),
+			);
+			expect(error.message).toMatch(/^Could not look up assets by External ID: /);
+			expect(sandbox.journal().filter((entry) => entry.method !== 'GET')).toEqual([]);
+			// the lookups under way finish; no other starts
+			expect(lookups().length).toBeLessThan(batches);
+		} finally {
+			await sandbox.close();
+		}
+	});
+});
+
 describe('Asset Sync writes 8 at a time', () => {
 	test('40 updates against a service 20 ms away: 8 requests in flight at most, and at least 8 at once', async () => {
 		const sandbox = await createSandbox({ records: 40, network: { latencyMs: 20 } });
