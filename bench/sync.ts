@@ -11,6 +11,7 @@
  * - Planning alone, in this process: 100,000 rows of which 50,000 share one placeholder key.
  */
 import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 import type { IDataObject } from 'n8n-workflow';
 import { assetSchema } from '../nodes/shared/schema/asset';
@@ -21,6 +22,7 @@ import { DEFAULT_PLACEHOLDER_KEYS, placeholderTest } from '../nodes/shared/sync/
 import { planSync } from '../nodes/StockroomAsset/sync/plan';
 import { readRow, type Ownership } from '../nodes/StockroomAsset/sync/source';
 import { createSandbox, type Sandbox, type SandboxStats } from '../sandbox/server';
+import { n8nInstallDir } from '../scripts/n8n';
 import type { StoredRecord } from '../sandbox/store';
 import { runFloorScript } from './floor';
 import { N8nBench, type RunResult } from './n8nBench';
@@ -88,6 +90,12 @@ export interface FirstImport {
 	run: SyncRun;
 	/** The same creates sent by a plain `fetch` loop, 8 in flight, with the same token. */
 	floorMs: number;
+	/**
+	 * The same creates sent through n8n's own request helper (the function a node's
+	 * `helpers.httpRequest` calls, with the options the nodes give it), 8 in flight: the least any
+	 * node can take over these writes in this n8n.
+	 */
+	helperMs: number;
 }
 
 /** The scope of the first import: assets that are not in the register yet. */
@@ -304,18 +312,67 @@ const bodies = JSON.parse(require('node:fs').readFileSync(file, 'utf8'));
 })().catch((error) => { console.error(error); process.exit(1); });
 `;
 
-async function putLoop(sandbox: Sandbox, bodies: object[], workDir: string): Promise<number> {
+/**
+ * PUT_LOOP through n8n's request helper instead of `fetch`: n8n 2.x's `@n8n/backend-network`
+ * (what `helpers.httpRequest` calls, SSRF protection off as n8n's default), else n8n 1.x's
+ * n8n-core, with the options the nodes send (see nodes/shared/transport/send.ts).
+ */
+const HELPER_LOOP = `
+const [url, token, file, n8nModules] = process.argv.slice(1);
+const bodies = JSON.parse(require('node:fs').readFileSync(file, 'utf8'));
+let send;
+try {
+	const { httpRequest } = require(n8nModules + '/@n8n/backend-network/dist/http/axios/request.js');
+	send = (options) => httpRequest(options, undefined);
+} catch {
+	send = require(n8nModules + '/n8n-core/dist/execution-engine/node-execution-context/utils/request-helper-functions.js').httpRequest;
+}
+(async () => {
+	const started = performance.now();
+	let next = 0;
+	const worker = async () => {
+		while (next < bodies.length) {
+			const response = await send({
+				method: 'PUT',
+				url: url + '/api/assets/v1',
+				headers: { Authorization: 'Bearer ' + token },
+				body: bodies[next++],
+				json: true,
+				returnFullResponse: true,
+				timeout: 30000,
+				disableFollowRedirect: true,
+			});
+			if (response.statusCode >= 300) throw new Error('PUT answered ' + response.statusCode);
+		}
+	};
+	await Promise.all(Array.from({ length: 8 }, worker));
+	console.log(JSON.stringify({ ms: performance.now() - started }));
+})().catch((error) => { console.error(error); process.exit(1); });
+`;
+
+/** Creates `bodies` with `script` (PUT_LOOP or HELPER_LOOP), then resets the service. */
+async function putLoop(
+	name: string,
+	script: string,
+	sandbox: Sandbox,
+	bodies: object[],
+	workDir: string,
+): Promise<number> {
 	const file = `${workDir}/first-import-bodies.json`;
 	writeFileSync(file, JSON.stringify(bodies));
 	try {
-		const { ms } = await runFloorScript<{ ms: number }>('PUT loop', PUT_LOOP, [
+		const { ms } = await runFloorScript<{ ms: number }>(name, script, [
 			sandbox.url,
 			sandbox.token(),
 			file,
+			path.join(n8nInstallDir(), 'node_modules'),
 		]);
+		if (sandbox.store.assets.size < bodies.length)
+			throw new Error(`the ${name} left ${sandbox.store.assets.size} assets for ${bodies.length}`);
 		return ms;
 	} finally {
 		rmSync(file, { force: true });
+		sandbox.reset();
 	}
 }
 
@@ -357,13 +414,13 @@ async function firstImport(
 			`first import: ${run.writes} writes and ${created} new assets for ${fresh.length} rows`,
 		);
 	sandbox.reset();
-	const floorMs = await putLoop(sandbox, fresh, workDir);
-	sandbox.reset();
+	const floorMs = await putLoop('PUT loop', PUT_LOOP, sandbox, fresh, workDir);
+	const helperMs = await putLoop("n8n's request helper loop", HELPER_LOOP, sandbox, fresh, workDir);
 	progress(
 		`sync first import of ${count(fresh.length)}: node ${ms(run.run.nodeMs.Sync)}, ` +
-			`n8n CPU ${ms(run.run.n8nCpuMs)}; fetch floor ${ms(floorMs)}`,
+			`n8n CPU ${ms(run.run.n8nCpuMs)}; fetch floor ${ms(floorMs)}, n8n's helper ${ms(helperMs)}`,
 	);
-	return { run, floorMs };
+	return { run, floorMs, helperMs };
 }
 
 /**
@@ -478,6 +535,7 @@ export function syncLines(figures: SyncFigures): string[] {
 	const { firstImport } = figures;
 	return [
 		`sync first import, ${count(firstImport.run.writes)} new assets: ${(firstImport.run.run.nodeMs.Sync / 1000).toFixed(1)} s; over the fetch floor (same writes, 8 in flight): ${ratio(firstImportOverFloor(figures))}`,
+		`sync first import through n8n's request helper alone (same writes, 8 in flight): ${(firstImport.helperMs / 1000).toFixed(1)} s; over the fetch floor: ${ratio(firstImport.helperMs / firstImport.floorMs)}; the Sync over it: ${ratio(firstImport.run.run.nodeMs.Sync / firstImport.helperMs)}`,
 		`n8n CPU per write request (ms): ${cpuPerWrite(figures).toFixed(2)}`,
 		`sync ratio (Sync operation / hand-built workflow): ${ratio(syncRatio(figures))}`,
 		`sync second run writes: ${secondWrites}`,
@@ -614,6 +672,10 @@ export function syncSection(figures: SyncFigures, machine: Machine): string[] {
 			`(${cpuPerWrite(figures).toFixed(2)} ms per write, the whole run's CPU over its writes). The same`,
 			`creates by a plain \`fetch\` loop in n8n's Node, 8 in flight, with the same token:`,
 			`${ms(figures.firstImport.floorMs)}; the Sync over it: ${ratio(firstImportOverFloor(figures))} (target ≤ 1.5).`,
+			`The same creates through n8n's own request helper (what a node's \`helpers.httpRequest\``,
+			`calls, with the nodes' options), 8 in flight: ${ms(figures.firstImport.helperMs)}, over the`,
+			`fetch floor ${ratio(figures.firstImport.helperMs / figures.firstImport.floorMs)}: the least any node`,
+			`can take in this n8n; the Sync over it: ${ratio(figures.firstImport.run.run.nodeMs.Sync / figures.firstImport.helperMs)}.`,
 			'One run of each.',
 		].join(' '),
 		'',

@@ -26,7 +26,7 @@ export class StockroomOAuth2Api implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.example.com',
 			description:
-				'Address of the service for your region, without a path. Must use https://, except for a local sandbox (localhost, 127.0.0.1, [::1]).',
+				'Address of the service for your region, without a path. Must use https://, except for a local sandbox (localhost, 127.0.0.1, [::1]). Requests go to it directly: a redirect is reported, not followed.',
 		},
 		{
 			displayName: 'Grant Type',
