@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { sandboxCredentialInput } from '../sandbox/credential';
 import type { Sandbox } from '../sandbox/server';
@@ -266,7 +267,19 @@ export class N8nBench {
 	 * execution in between lets the collection before each run free them.
 	 */
 	private async releaseLastRun(): Promise<void> {
-		await postJson(this.releaseUrl, {});
+		// n8n answers 503 "Database is not ready!" after a database ping timed out, which a run
+		// that kept its event loop busy for seconds can cause (the HTTP Request node's 1,000
+		// upserts do); its next ping, seconds later, makes it ready again
+		for (let waited = 0; ; waited += 1000) {
+			try {
+				await postJson(this.releaseUrl, {});
+				break;
+			} catch (error) {
+				if (!/answered 503: .*Database is not ready/.test(String(error)) || waited >= 60_000)
+					throw error;
+				await sleep(1000);
+			}
+		}
 		await this.nextLine((line): line is HookRecord => 'executionId' in line);
 	}
 
