@@ -2,11 +2,12 @@
 export const WRITES_AT_ONCE = 8;
 
 /**
- * The one worker pool of the nodes' requests (writes, and lookups in batches): runs `task(0)` ... `task(count - 1)`, starting them in
- * index order with at most `limit` under way at once. The first runs alone: it may wait for n8n to
- * fetch a token, and when it fails (a wrong secret, a missing scope) nothing more is sent. `stopped` is asked
- * before each start; once it is true no task starts (those under way finish). A task handles its
- * own failure: one that throws rejects the pool's promise.
+ * The one worker pool of the nodes' requests (writes, and lookups in batches): runs `task(0)` ...
+ * `task(count - 1)`, starting them in index order with at most `limit` under way at once. The
+ * first runs alone: it may wait for n8n to fetch a token, and when it fails (a wrong secret, a
+ * missing scope) nothing more is sent. `stopped` is asked before each start; once it is true no
+ * task starts (those under way finish). A task handles its own failure: one that throws rejects
+ * the pool's promise.
  */
 export async function runPooled(
 	count: number,

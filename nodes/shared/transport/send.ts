@@ -120,7 +120,7 @@ function requestFor(call: Call, encoding?: 'stream'): IHttpRequestOptions {
 		timeout: Math.max(1, Math.min(retry.timeoutMs, left)),
 		// The service answers at its Base URL. A redirect is refused, not followed: a followed
 		// write could land elsewhere and carry the token to another origin, and n8n's redirect
-		// machinery (follow-redirects) costs about a third of each request's CPU.
+		// machinery (follow-redirects) costs about a tenth of each request's CPU.
 		disableFollowRedirect: true,
 	};
 	if (encoding) request.encoding = encoding;
