@@ -66,33 +66,23 @@ export async function findByField(
 	const form = options.form ?? ((value: string) => value);
 	const batches = lookupBatches(field, values);
 	const answers = new Array<IDataObject[]>(batches.length);
-	let failed = false;
-	await runPooled(
-		batches.length,
-		LOOKUPS_AT_ONCE,
-		async (index) => {
-			const filter = printFilter(
-				any(...batches[index].map((value) => compare(field, 'eq', value)))!,
-			);
-			answers[index] = await collect(
-				paginate.call(
-					context,
-					path,
-					{ filter },
-					{
-						operation: `look up ${nouns} by ${options.label ?? field}`,
-						pageSize: MAX_PAGE_SIZE,
-						itemIndex: options.itemIndex,
-						retry: options.retry,
-					},
-				),
-			).catch((error: unknown) => {
-				failed = true;
-				throw error;
-			});
-		},
-		() => failed,
-	);
+	// a lookup that fails rejects the pool, and no other starts
+	await runPooled(batches.length, LOOKUPS_AT_ONCE, async (index) => {
+		const filter = printFilter(any(...batches[index].map((value) => compare(field, 'eq', value)))!);
+		answers[index] = await collect(
+			paginate.call(
+				context,
+				path,
+				{ filter },
+				{
+					operation: `look up ${nouns} by ${options.label ?? field}`,
+					pageSize: MAX_PAGE_SIZE,
+					itemIndex: options.itemIndex,
+					retry: options.retry,
+				},
+			),
+		);
+	});
 	const found = new Map<string, IDataObject[]>();
 	for (const [index, batch] of batches.entries()) {
 		const records = answers[index];

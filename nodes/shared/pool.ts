@@ -6,8 +6,8 @@ export const WRITES_AT_ONCE = 8;
  * `task(count - 1)`, starting them in index order with at most `limit` under way at once. The
  * first runs alone: it may wait for n8n to fetch a token, and when it fails (a wrong secret, a
  * missing scope) nothing more is sent. `stopped` is asked before each start; once it is true no
- * task starts (those under way finish). A task handles its own failure: one that throws rejects
- * the pool's promise.
+ * task starts (those under way finish). A task that throws rejects the pool's promise, and no
+ * task starts after it either.
  */
 export async function runPooled(
 	count: number,
@@ -16,8 +16,14 @@ export async function runPooled(
 	stopped: () => boolean = () => false,
 ): Promise<void> {
 	let next = 0;
+	let threw = false;
 	const worker = async (until: number) => {
-		while (next < until && !stopped()) await task(next++);
+		while (next < until && !threw && !stopped()) {
+			await task(next++).catch((error: unknown) => {
+				threw = true;
+				throw error;
+			});
+		}
 	};
 	await worker(Math.min(1, count));
 	const workers = Math.max(0, Math.min(limit, count - next));

@@ -59,6 +59,19 @@ describe('the worker pool of every write', () => {
 		expect(started).toEqual([0, 1, 2]);
 	});
 
+	test('a task that throws rejects the pool, and no task starts after it', async () => {
+		const started: number[] = [];
+		const run = runPooled(20, 4, async (index) => {
+			started.push(index);
+			if (index === 2) throw new Error('lookup 2 failed');
+			await new Promise((resolve) => setTimeout(resolve, 2));
+		});
+		await expect(run).rejects.toThrow('lookup 2 failed');
+		await new Promise((resolve) => setTimeout(resolve, 20));
+		// task 0 alone, then the four workers start 1 to 4 together; 2 throws, and none starts after
+		expect(started).toEqual([0, 1, 2, 3, 4]);
+	});
+
 	test('no task: nothing runs', async () => {
 		const { seen, task } = counter();
 		await runPooled(0, 8, task);
