@@ -19,6 +19,8 @@ import { canonical, planId, SetDigest } from '../nodes/shared/sync/entries';
 import { resolveRows } from '../nodes/shared/sync/identity';
 import { scopeRule } from '../nodes/shared/sync/scope';
 import { DEFAULT_PLACEHOLDER_KEYS, placeholderTest } from '../nodes/shared/sync/keys';
+import { ASSETS_PATH } from '../nodes/shared/resources';
+import { requestFor } from '../nodes/shared/transport/send';
 import { planSync } from '../nodes/StockroomAsset/sync/plan';
 import { readRow, type Ownership } from '../nodes/StockroomAsset/sync/source';
 import { createSandbox, type Sandbox, type SandboxStats } from '../sandbox/server';
@@ -286,86 +288,78 @@ export async function syncFigures(
 const assetNodeMs = (run: RunResult) => run.nodeMs['Asset node'] ?? Number.NaN;
 
 /**
- * Creates each body with `PUT /api/assets/v1`, 8 in flight, and prints the time: the least a
- * client can take over these writes (Node's `fetch` keeps its connections alive).
+ * Creates each body with `PUT /api/assets/v1`, 8 in flight, and prints the time. With no request
+ * given, by Node's `fetch` (it keeps its connections alive): the least a client can take over
+ * these writes. With one (the request a node gives n8n, as JSON, and n8n's node_modules), by
+ * n8n's own request helper: n8n 2.x's `@n8n/backend-network` (what `helpers.httpRequest` calls,
+ * SSRF protection off as n8n's default), else n8n 1.x's n8n-core.
  */
 const PUT_LOOP = `
-const [url, token, file] = process.argv.slice(1);
+const [url, token, file, request, n8nModules] = process.argv.slice(1);
 const bodies = JSON.parse(require('node:fs').readFileSync(file, 'utf8'));
+const viaFetch = async (body) => {
+	const response = await fetch(url + '/api/assets/v1', {
+		method: 'PUT',
+		headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	if (!response.ok) throw new Error('PUT answered ' + response.status);
+	await response.arrayBuffer();
+};
+const n8nHelper = () => {
+	try {
+		const { httpRequest } = require(n8nModules + '/@n8n/backend-network/dist/http/axios/request.js');
+		return (options) => httpRequest(options, undefined);
+	} catch {
+		return require(n8nModules + '/n8n-core/dist/execution-engine/node-execution-context/utils/request-helper-functions.js').httpRequest;
+	}
+};
+const viaHelper = (send, template) => async (body) => {
+	const response = await send({ ...template, headers: { ...template.headers, Authorization: 'Bearer ' + token }, body });
+	if (response.statusCode >= 300) throw new Error('PUT answered ' + response.statusCode);
+};
+const put = request ? viaHelper(n8nHelper(), JSON.parse(request)) : viaFetch;
 (async () => {
 	const started = performance.now();
 	let next = 0;
 	const worker = async () => {
-		while (next < bodies.length) {
-			const body = bodies[next++];
-			const response = await fetch(url + '/api/assets/v1', {
-				method: 'PUT',
-				headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json' },
-				body: JSON.stringify(body),
-			});
-			if (!response.ok) throw new Error('PUT answered ' + response.status);
-			await response.arrayBuffer();
-		}
+		while (next < bodies.length) await put(bodies[next++]);
 	};
 	await Promise.all(Array.from({ length: 8 }, worker));
 	console.log(JSON.stringify({ ms: performance.now() - started }));
 })().catch((error) => { console.error(error); process.exit(1); });
 `;
 
-/**
- * PUT_LOOP through n8n's request helper instead of `fetch`: n8n 2.x's `@n8n/backend-network`
- * (what `helpers.httpRequest` calls, SSRF protection off as n8n's default), else n8n 1.x's
- * n8n-core, with the options the nodes send (see nodes/shared/transport/send.ts).
- */
-const HELPER_LOOP = `
-const [url, token, file, n8nModules] = process.argv.slice(1);
-const bodies = JSON.parse(require('node:fs').readFileSync(file, 'utf8'));
-let send;
-try {
-	const { httpRequest } = require(n8nModules + '/@n8n/backend-network/dist/http/axios/request.js');
-	send = (options) => httpRequest(options, undefined);
-} catch {
-	send = require(n8nModules + '/n8n-core/dist/execution-engine/node-execution-context/utils/request-helper-functions.js').httpRequest;
-}
-(async () => {
-	const started = performance.now();
-	let next = 0;
-	const worker = async () => {
-		while (next < bodies.length) {
-			const response = await send({
-				method: 'PUT',
-				url: url + '/api/assets/v1',
-				headers: { Authorization: 'Bearer ' + token },
-				body: bodies[next++],
-				json: true,
-				returnFullResponse: true,
-				timeout: 30000,
-				disableFollowRedirect: true,
-			});
-			if (response.statusCode >= 300) throw new Error('PUT answered ' + response.statusCode);
-		}
-	};
-	await Promise.all(Array.from({ length: 8 }, worker));
-	console.log(JSON.stringify({ ms: performance.now() - started }));
-})().catch((error) => { console.error(error); process.exit(1); });
-`;
+/** The request the Asset node gives n8n's helper for a create (send.ts's own), as JSON. */
+const helperRequest = (sandbox: Sandbox): string =>
+	JSON.stringify(
+		requestFor({
+			method: 'PUT',
+			url: `${sandbox.url}${ASSETS_PATH}`,
+			baseUrl: sandbox.url,
+			options: { operation: 'create the asset', answer: 'record' },
+		}),
+	);
 
-/** Creates `bodies` with `script` (PUT_LOOP or HELPER_LOOP), then resets the service. */
+/** Creates `bodies` by PUT_LOOP (through n8n's helper with `viaHelper`), then resets the service. */
 async function putLoop(
 	name: string,
-	script: string,
 	sandbox: Sandbox,
 	bodies: object[],
 	workDir: string,
+	viaHelper = false,
 ): Promise<number> {
 	const file = `${workDir}/first-import-bodies.json`;
 	writeFileSync(file, JSON.stringify(bodies));
 	try {
-		const { ms } = await runFloorScript<{ ms: number }>(name, script, [
+		const helper = viaHelper
+			? [helperRequest(sandbox), path.join(n8nInstallDir(), 'node_modules')]
+			: [];
+		const { ms } = await runFloorScript<{ ms: number }>(name, PUT_LOOP, [
 			sandbox.url,
 			sandbox.token(),
 			file,
-			path.join(n8nInstallDir(), 'node_modules'),
+			...helper,
 		]);
 		if (sandbox.store.assets.size < bodies.length)
 			throw new Error(`the ${name} left ${sandbox.store.assets.size} assets for ${bodies.length}`);
@@ -414,8 +408,8 @@ async function firstImport(
 			`first import: ${run.writes} writes and ${created} new assets for ${fresh.length} rows`,
 		);
 	sandbox.reset();
-	const floorMs = await putLoop('PUT loop', PUT_LOOP, sandbox, fresh, workDir);
-	const helperMs = await putLoop("n8n's request helper loop", HELPER_LOOP, sandbox, fresh, workDir);
+	const floorMs = await putLoop('PUT loop', sandbox, fresh, workDir);
+	const helperMs = await putLoop("n8n's request helper loop", sandbox, fresh, workDir, true);
 	progress(
 		`sync first import of ${count(fresh.length)}: node ${ms(run.run.nodeMs.Sync)}, ` +
 			`n8n CPU ${ms(run.run.n8nCpuMs)}; fetch floor ${ms(floorMs)}, n8n's helper ${ms(helperMs)}`,
