@@ -143,14 +143,33 @@ const COUNT_LETTERS: Partial<Record<Action, string>> = {
 	failed: 'f',
 };
 
-/** JSON with object keys sorted, so that equal values print the same. */
+/** Text JSON writes as is between quotes: no quote, backslash, control or lone surrogate. */
+const UNESCAPED = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+/** A string as JSON writes it; most keys and values need no escape, and skip JSON's call. */
+const quoted = (text: string): string =>
+	UNESCAPED.test(text) ? `"${text}"` : JSON.stringify(text);
+
+/**
+ * JSON with object keys sorted, so that equal values print the same. Plan ids are made of it, so
+ * its text stays the same across versions (an approved plan is applied by the next version too).
+ * Built by concatenation: the input's every row goes through it, and arrays of parts cost more.
+ */
 export function canonical(value: unknown): string {
-	if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-	if (isPlainObject(value))
-		return `{${Object.keys(value)
-			.sort()
-			.map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
-			.join(',')}}`;
+	if (typeof value === 'string') return quoted(value);
+	if (Array.isArray(value)) {
+		let text = '[';
+		for (let index = 0; index < value.length; index++)
+			text += (index ? ',' : '') + canonical(value[index]);
+		return `${text}]`;
+	}
+	if (isPlainObject(value)) {
+		const keys = Object.keys(value).sort();
+		let text = '{';
+		for (let index = 0; index < keys.length; index++)
+			text += `${index ? ',' : ''}${quoted(keys[index])}:${canonical(value[keys[index]])}`;
+		return `${text}}`;
+	}
 	return JSON.stringify(value ?? null);
 }
 
@@ -190,9 +209,12 @@ const hex32 = (n: number) => n.toString(16).padStart(8, '0');
  * plans apart; it is no signature (nodes import no crypto module, and none is needed: a plan id
  * guards against a plan that changed, not against someone forging one).
  */
+const SEED_A = 0x811c9dc5;
+const SEED_B = 0x01000193 ^ 0x5bd1e995;
+
 class Digest {
-	private a = 0x811c9dc5;
-	private b = 0x01000193 ^ 0x5bd1e995;
+	private a = SEED_A;
+	private b = SEED_B;
 
 	add(text: string): void {
 		let { a, b } = this;
@@ -206,12 +228,23 @@ class Digest {
 		this.b = imul(b ^ 0x1e, 0x01000193);
 	}
 
-	lanes(): [number, number] {
-		return [mix(this.a ^ this.b), mix(this.b + imul(this.a, 31))];
+	/** The two lanes' final mix; a set adds these up. */
+	laneA(): number {
+		return mix(this.a ^ this.b);
+	}
+
+	laneB(): number {
+		return mix(this.b + imul(this.a, 31));
 	}
 
 	hex(): string {
-		return this.lanes().map(hex32).join('');
+		return hex32(this.laneA()) + hex32(this.laneB());
+	}
+
+	/** Back to the seeds, for the next text (a set digests 100,000 rows with one). */
+	reset(): void {
+		this.a = SEED_A;
+		this.b = SEED_B;
 	}
 }
 
@@ -223,13 +256,14 @@ export class SetDigest {
 	private a = 0;
 	private b = 0;
 	private count = 0;
+	private readonly digest = new Digest();
 
 	add(text: string): void {
-		const digest = new Digest();
+		const { digest } = this;
+		digest.reset();
 		digest.add(text);
-		const [a, b] = digest.lanes();
-		this.a = (this.a + a) >>> 0;
-		this.b = (this.b + b) >>> 0;
+		this.a = (this.a + digest.laneA()) >>> 0;
+		this.b = (this.b + digest.laneB()) >>> 0;
 		this.count++;
 	}
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import {
+	canonical,
 	fingerprint,
 	planId,
 	readPlanId,
@@ -165,6 +166,58 @@ describe('plan ids', () => {
 		expect(digest(['a', 'b', 'c'])).toBe(digest(['c', 'a', 'b']));
 		expect(digest(['a', 'b'])).not.toBe(digest(['a', 'b', 'b']));
 		expect(digest(['a', 'b'])).not.toBe(digest(['a', 'c']));
+	});
+
+	test('canonical text is JSON with keys sorted, escaped as JSON escapes', () => {
+		// written by hand from JSON's rules (RFC 8259 §7, ECMA-262 JSON.stringify)
+		expect(canonical({ b: 1, a: [true, null, undefined], c: { z: 'x', y: 1.5 } })).toBe(
+			'{"a":[true,null,null],"b":1,"c":{"y":1.5,"z":"x"}}',
+		);
+		expect(canonical({ 'k"ey': 'Ann\'s "Mac"\n\t\\' })).toBe(
+			'{"k\\"ey":"Ann\'s \\"Mac\\"\\n\\t\\\\"}',
+		);
+		// a control character, a lone surrogate; an emoji, U+2028 and é stay as they are
+		expect(canonical(['\u0001', '\ud800', '😀', '\u2028', 'é'])).toBe(
+			'["\\u0001","\\ud800","😀","\u2028","é"]',
+		);
+		expect(canonical(undefined)).toBe('null');
+		expect(canonical(Number.NaN)).toBe('null');
+		expect(canonical({})).toBe('{}');
+		expect(canonical([])).toBe('[]');
+	});
+
+	test('a plan keeps its id from one version to the next (an approval made before an upgrade)', () => {
+		// computed before canonical text was rebuilt for speed; a change here refuses approved plans
+		const id = planId(
+			[
+				{
+					action: 'updated',
+					item: 0,
+					key: 'SN-1',
+					record: {
+						id: 'a1',
+						deviceName: 'Ann\'s "Mac"\n',
+						lastModifiedDtm: '2026-11-28T10:15:00.000Z',
+						tags: ['x', { b: 1, a: null }],
+					},
+					patch: { deviceName: 'Mac é 😀' },
+					changes: { deviceName: { before: 'Ann\'s "Mac"\n', after: 'Mac é 😀' } },
+				},
+				{ action: 'deleted', key: 'SN-2', record: { id: 'a2', zeta: 1.5, alpha: true } },
+				{
+					action: 'created',
+					item: 2,
+					key: 'SN-3',
+					body: { serialNumber: 'SN-3' },
+					changes: { serialNumber: { before: null, after: 'SN-3' } },
+				},
+			],
+			{ ...basis, newest: Date.UTC(2026, 10, 28, 10, 15) },
+		);
+		expect(id).toBe('p2-c1-u1-s0-r0-d1-m0-f0-ccdee2c777f8cfe1-tmx097mw0-oaaaaaa-ibbbbbb-gcccccc');
+		const set = new SetDigest();
+		for (const text of ['a', 'b\u2028', '{"x":1}']) set.add(text);
+		expect(set.short()).toBe('08264a');
 	});
 
 	test('10,000 plans that differ in one value each: 10,000 ids', () => {
