@@ -143,12 +143,18 @@ const COUNT_LETTERS: Partial<Record<Action, string>> = {
 	failed: 'f',
 };
 
-/** Text JSON writes as is between quotes: no quote, backslash, control or lone surrogate. */
-const UNESCAPED = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+/** Whether JSON writes the text as is between quotes: no quote, backslash, control or surrogate. */
+function unescaped(text: string): boolean {
+	for (let i = 0; i < text.length; i++) {
+		const code = text.charCodeAt(i);
+		if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff))
+			return false;
+	}
+	return true;
+}
 
 /** A string as JSON writes it; most keys and values need no escape, and skip JSON's call. */
-const quoted = (text: string): string =>
-	UNESCAPED.test(text) ? `"${text}"` : JSON.stringify(text);
+const quoted = (text: string): string => (unescaped(text) ? `"${text}"` : JSON.stringify(text));
 
 /**
  * JSON with object keys sorted, so that equal values print the same. Plan ids are made of it, so

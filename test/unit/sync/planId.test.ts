@@ -180,6 +180,10 @@ describe('plan ids', () => {
 		expect(canonical(['\u0001', '\ud800', '😀', '\u2028', 'é'])).toBe(
 			'["\\u0001","\\ud800","😀","\u2028","é"]',
 		);
+		// one character that needs an escape, each alone
+		expect(canonical(['C:\\temp', 'say "hi"', 'a\u001fb', 'x\udfffy'])).toBe(
+			'["C:\\\\temp","say \\"hi\\"","a\\u001fb","x\\udfffy"]',
+		);
 		expect(canonical(undefined)).toBe('null');
 		expect(canonical(Number.NaN)).toBe('null');
 		expect(canonical({})).toBe('{}');
