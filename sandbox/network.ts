@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
+import { gzip, gzipSync } from 'node:zlib';
 
 /**
  * How far away the service seems: a delay before every answer (the round trip and the service's
@@ -20,6 +20,12 @@ export interface NetworkProfile {
 const gzipAsync = promisify(gzip);
 /** Bodies smaller than this go out as they are (compression would not pay). */
 const COMPRESS_FROM_BYTES = 1024;
+/**
+ * Bodies up to this size (a record, an error) are compressed in place: measured, the trip through
+ * the thread pool cost a 1 KB body five times its compression (0.25 ms against 0.05), on every
+ * write. Pages are compressed off the event loop.
+ */
+const COMPRESS_IN_PLACE_BYTES = 64 * 1024;
 const CHUNK_BYTES = 16 * 1024;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -54,9 +60,13 @@ export class Network {
 			return { body, headers: {} };
 		}
 		if (!acceptsGzip(req)) return { body, headers: { Vary: 'Accept-Encoding' } };
+		// level 1, nginx's default gzip_comp_level: services compress answers fast, not small
+		const options = { level: 1 };
 		return {
-			// level 1, nginx's default gzip_comp_level: services compress answers fast, not small
-			body: await gzipAsync(body, { level: 1 }),
+			body:
+				body.length <= COMPRESS_IN_PLACE_BYTES
+					? gzipSync(body, options)
+					: await gzipAsync(body, options),
 			headers: { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' },
 		};
 	}

@@ -39,6 +39,25 @@ describe('network profile', () => {
 		expect((await rawPage(sandbox, 'gzip;q=0')).headers['content-encoding']).toBeUndefined();
 	});
 
+	test('a small body (one record) is compressed alike', async () => {
+		const sandbox = await start({});
+		const [asset] = sandbox.store.assets.all();
+		const get = (acceptEncoding: string) =>
+			axios.get<Buffer>(`${sandbox.url}/api/assets/v1/${String(asset.id)}`, {
+				headers: { Authorization: `Bearer ${sandbox.token()}`, 'Accept-Encoding': acceptEncoding },
+				decompress: false,
+				responseType: 'arraybuffer',
+			});
+		const plain = await get('identity');
+		expect(plain.data.length).toBeGreaterThan(1024);
+		const zipped = await get('gzip');
+		expect(zipped.headers['content-encoding']).toBe('gzip');
+		expect(Number(zipped.headers['content-length'])).toBe(zipped.data.length);
+		expect(JSON.parse(gunzipSync(zipped.data).toString())).toEqual(
+			JSON.parse(Buffer.from(plain.data).toString()),
+		);
+	});
+
 	test('compression off sends every body as it is', async () => {
 		const sandbox = await start({ compression: false });
 		expect((await rawPage(sandbox, 'gzip')).headers['content-encoding']).toBeUndefined();
