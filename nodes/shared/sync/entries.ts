@@ -210,14 +210,15 @@ const mix = (h: number) => {
 };
 const hex32 = (n: number) => n.toString(16).padStart(8, '0');
 
+/** The digest's two lanes' starting values. */
+const SEED_A = 0x811c9dc5;
+const SEED_B = 0x01000193 ^ 0x5bd1e995;
+
 /**
  * A 64-bit digest of text, two 32-bit FNV-1a lanes with different seeds and a final mix. It tells
  * plans apart; it is no signature (nodes import no crypto module, and none is needed: a plan id
  * guards against a plan that changed, not against someone forging one).
  */
-const SEED_A = 0x811c9dc5;
-const SEED_B = 0x01000193 ^ 0x5bd1e995;
-
 class Digest {
 	private a = SEED_A;
 	private b = SEED_B;
