@@ -93,6 +93,21 @@ describe('Stockroom Trigger published in real n8n', () => {
 		});
 
 	/** The executions stored since the last call, in order. */
+	/**
+	 * The failed executions among these, each checked to have been a poll of the faulty service: a
+	 * failed poll is stored without a start (n8n records the failure alone, when it ends), so it
+	 * must have ended by the time a poll in flight when the faults stopped did.
+	 */
+	function failedWhileFaulty(executions: StoredExecution[], clearedAt: number): StoredExecution[] {
+		const failed = executions.filter((execution) => execution.status !== 'success');
+		for (const execution of failed) {
+			expect(Date.parse(execution.startedAt ?? execution.stoppedAt ?? '')).toBeLessThan(
+				clearedAt + 5000,
+			);
+		}
+		return failed;
+	}
+
 	function newExecutions(): StoredExecution[] {
 		return home.readExecutions({ workflowId, afterId: seen });
 	}
@@ -419,14 +434,7 @@ describe('Stockroom Trigger published in real n8n', () => {
 		expect(refused.query.since).toBeDefined();
 
 		const executions = await emittedAfterPolls(2 * backlog.length, 180_000);
-		// a failed poll is stored without a start (n8n records the failure alone): it must have
-		// ended by the time a poll in flight when the faults stopped did
-		const failed = executions.filter((execution) => execution.status !== 'success');
-		for (const execution of failed) {
-			expect(Date.parse(execution.startedAt ?? execution.stoppedAt ?? '')).toBeLessThan(
-				clearedAt + 5000,
-			);
-		}
+		const failed = failedWhileFaulty(executions, clearedAt);
 		expect(emittedBy(executions.filter((execution) => !failed.includes(execution)))).toEqual({
 			'Assets synced': ids,
 			'Assets changed': ids,
@@ -530,11 +538,8 @@ describe('Stockroom Trigger published in real n8n', () => {
 			const executions = await emittedAfterPolls(4);
 
 			// a failed poll can be stored after the window's snapshot (queue mode writes it from a
-			// worker); it must have begun while the faults were on
-			const failed = executions.filter((execution) => execution.status !== 'success');
-			for (const execution of failed) {
-				expect(Date.parse(execution.startedAt ?? '')).toBeLessThan(clearedAt + 1000);
-			}
+			// worker, and a poll in flight when the faults stopped ends after it)
+			const failed = failedWhileFaulty(executions, clearedAt);
 			expect(emittedBy(executions.filter((execution) => !failed.includes(execution)))).toEqual(
 				sortedIds({
 					'Assets changed': [synced],
