@@ -15,8 +15,10 @@ queue_deps_install() {
 	if [ ! -x /usr/bin/redis-server ] || [ ! -x /usr/bin/psql ]; then
 		[ "$(id -u)" -eq 0 ] || { queue_deps_fail "queue mode needs redis-server and psql; installing them needs root"; return 1; }
 		echo "Installing redis-server and postgresql-client from Debian (about 15 s)..." >&2
-		apt-get install -y -q redis-server postgresql-client >/dev/null 2>&1 ||
-			{ apt-get update -q >/dev/null 2>&1 && apt-get install -y -q redis-server postgresql-client >/dev/null; } ||
+		# an install beside it (Chromium's, in CI) holds Debian's lock for a minute: wait for it
+		apt-get install -y -q -o DPkg::Lock::Timeout=600 redis-server postgresql-client >/dev/null 2>&1 ||
+			{ apt-get update -q -o DPkg::Lock::Timeout=600 >/dev/null 2>&1 &&
+				apt-get install -y -q -o DPkg::Lock::Timeout=600 redis-server postgresql-client >/dev/null; } ||
 			{ queue_deps_fail "could not install redis-server and postgresql-client"; return 1; }
 	fi
 	if ! id postgres >/dev/null 2>&1; then

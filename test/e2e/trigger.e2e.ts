@@ -92,7 +92,6 @@ describe('Stockroom Trigger published in real n8n', () => {
 			lastSyncDtm: iso(at),
 		});
 
-	/** The executions stored since the last call, in order. */
 	/**
 	 * The failed executions among these, each checked to have been a poll of the faulty service: a
 	 * failed poll is stored without a start (n8n records the failure alone, when it ends), so it
@@ -108,6 +107,7 @@ describe('Stockroom Trigger published in real n8n', () => {
 		return failed;
 	}
 
+	/** The executions stored since the last call, in order. */
 	function newExecutions(): StoredExecution[] {
 		return home.readExecutions({ workflowId, afterId: seen });
 	}
