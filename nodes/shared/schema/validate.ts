@@ -251,7 +251,7 @@ function checkValue(
 					field.form === 'wrapped'
 						? checkWrappedCustomValue(customValue, definition)
 						: checkPlainCustomValue(customValue, definition);
-				if (message) issues.push({ path: customPath, message });
+				if (message) issues.push({ path: customPath, label: definition?.name, message });
 			}
 			return;
 	}

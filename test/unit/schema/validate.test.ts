@@ -184,7 +184,7 @@ describe('validating records against the resource schema', () => {
 		]);
 	});
 
-	test('custom field values: exactly one typed attribute, checked against the definitions when known', () => {
+	test('custom field values: exactly one typed attribute, checked against the definitions when known, named by the definition', () => {
 		const check = (customFieldValues: unknown) =>
 			validateRecord(
 				assetSchema,
@@ -195,6 +195,7 @@ describe('validating records against the resource schema', () => {
 		expect(check({ memoryGb: { numberValue: 16, textValue: 'x' } })).toEqual([
 			{
 				path: 'customFieldValues.memoryGb',
+				label: 'Memory (GB)',
 				message:
 					'expected exactly one of numberValue, textValue, optionValue, currencyValue, linkValue, got {"numberValue":16,"textValue":"x"}',
 			},
@@ -202,12 +203,14 @@ describe('validating records against the resource schema', () => {
 		expect(check({ memoryGb: { textValue: '16' } })).toEqual([
 			{
 				path: 'customFieldValues.memoryGb',
+				label: 'Memory (GB)',
 				message: 'is a Number field: expected numberValue, got textValue',
 			},
 		]);
 		expect(check({ tier: { optionValue: ['Bronze'] } })).toEqual([
 			{
 				path: 'customFieldValues.tier',
+				label: 'Tier',
 				message: 'expected options among Gold, Silver, got "Bronze"',
 			},
 		]);
