@@ -227,6 +227,85 @@ describe('Asset Sync reads dates as device-management exports write them (issue 
 	});
 });
 
+describe("Asset Sync reads a Date custom field's column as it reads the asset's own dates", () => {
+	const suite = assetSyncSuite(seeded, {
+		syncKey: 'serialNumber',
+		sourceColumns: 'map',
+		filterMode: 'expression',
+		filterExpression: 'externalId sw "INT-"',
+	});
+	const { sync, apiCalls, writes, stored } = suite;
+	const audited = (dateFormat: string) => ({
+		syncColumns: columns({ 'customFieldValues.lastAuditDate': '={{ $json["Last audit"] }}' }),
+		options: { dateFormat, timezone: 'Europe/Berlin' },
+	});
+
+	test('month first, a date-time without a zone and year first: written as YYYY-MM-DD; a second run writes nothing', async () => {
+		const input = intune([
+			{ 'Last audit': '03/04/2025' },
+			{ 'Last audit': '11/25/2026 11:30:00 PM' },
+			{ 'Last audit': '2026-11-25 08:14:00.0000000' },
+		]);
+		const [items] = await sync(input, audited('monthFirst'));
+		expect(items.map((item) => item.json.action)).toEqual(Array(3).fill('updated'));
+		expect(writes().map((call) => call.body)).toEqual([
+			{ customFieldValues: { lastAuditDate: { textValue: '2025-03-04' } } },
+			{ customFieldValues: { lastAuditDate: { textValue: '2026-11-25' } } },
+			{ customFieldValues: { lastAuditDate: { textValue: '2026-11-25' } } },
+		]);
+		expect(stored('INT-1')).toMatchObject({
+			customFieldValues: { lastAuditDate: { textValue: '2025-03-04' } },
+		});
+		suite.sandbox.resetStats();
+		const [again] = await sync(input, audited('monthFirst'));
+		expect(again.map((item) => item.json.action)).toEqual(Array(3).fill('unchanged'));
+		expect(writes()).toEqual([]);
+	});
+
+	test('a column in the other day/month order is refused whole, naming the custom field; a value no order reads fails its row with what to set', async () => {
+		const input = intune([{ 'Last audit': '01.02.2026' }, { 'Last audit': '31.01.2027' }]);
+		const error = await failureOf(sync(input, audited('monthFirst')));
+		expect(error.message).toBe(
+			'Sync refused: Last Audit Date (custom field lastAuditDate) is "31.01.2027" on item 1, which is no date under Date Format MM/DD/YYYY (Month First)',
+		);
+		// the field's definition is read (its type is the service's); no asset is read or written
+		expect(apiCalls().map((call) => `${call.method} ${call.path}`)).toEqual([
+			'GET /api/assets/v1/customfields',
+		]);
+
+		const [items] = await sync(
+			intune([{ 'Last audit': '31.02.2027' }, { 'Last audit': '01.02.2026' }]),
+			{ ...audited('dayFirst'), maxFailedPercent: 100 },
+			{ continueOnFail: true },
+		);
+		// the third asset is not in this export: kept, as Missing Assets says by default
+		expect(items.map((item) => [item.json.action, item.json.error ?? item.json.changes])).toEqual([
+			[
+				undefined,
+				'Invalid source row: Last Audit Date (customFieldValues.lastAuditDate) expected a date as YYYY-MM-DD in textValue, got "31.02.2027" (no such day read as DD/MM/YYYY (Day First)) [item 0]',
+			],
+			[
+				'updated',
+				{
+					'customFieldValues.lastAuditDate': {
+						before: null,
+						after: { textValue: '2026-02-01' },
+					},
+				},
+			],
+			['missing', {}],
+		]);
+		const [iso] = await sync(
+			intune([{ 'Last audit': '01.02.2026' }]),
+			{ ...audited('iso'), maxFailedPercent: 100 },
+			{ continueOnFail: true },
+		);
+		expect(iso[0].json.error).toBe(
+			'Invalid source row: Last Audit Date (customFieldValues.lastAuditDate) expected a date as YYYY-MM-DD in textValue, got "01.02.2026" (a day-first or month-first date: set the Date Format option) [item 0]',
+		);
+	});
+});
+
 describe('Contract Sync reads dates as procurement exports write them (issue 39)', () => {
 	const node = new StockroomContract();
 	let sandbox: Sandbox;

@@ -1,8 +1,10 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { normalizeValue } from '../../shared/records';
 import { InvalidItemError } from '../../shared/runItems';
+import { CUSTOM_COLUMN_PREFIX } from '../../shared/columns';
 import { assetSchema, type CustomFieldDefinition } from '../../shared/schema/asset';
 import { canonicalCustomValue, entryKey, wrapCustomValue } from '../../shared/schema/customValues';
+import { date } from '../../shared/schema/fields';
 import { validateRecord, type FieldIssue } from '../../shared/schema/validate';
 import { hasValue, isPlainObject } from '../../shared/schema/values';
 import type { AbsentColumn } from '../../shared/sync/columns';
@@ -105,11 +107,11 @@ export function absentColumns(
 	const carried = new Set<string>();
 	for (const { fields, custom } of columns) {
 		for (const name of Object.keys(fields)) carried.add(name);
-		for (const key of Object.keys(custom)) carried.add(`customFieldValues.${key}`);
+		for (const key of Object.keys(custom)) carried.add(`${CUSTOM_COLUMN_PREFIX}${key}`);
 	}
 	const read = [
 		...new Set([own.key, ...own.fields, ...own.createOnly]),
-		...own.customFields.map((definition) => `customFieldValues.${definition.lookupKey}`),
+		...own.customFields.map((definition) => `${CUSTOM_COLUMN_PREFIX}${definition.lookupKey}`),
 	];
 	return read
 		.filter((field) => !carried.has(field))
@@ -119,7 +121,7 @@ export function absentColumns(
 /** A field the columns give, as messages name it: "Model Name (modelName)", a custom field's. */
 export function columnName(field: string, own: Ownership): string {
 	const definition = own.customFields.find(
-		(candidate) => `customFieldValues.${candidate.lookupKey}` === field,
+		(candidate) => `${CUSTOM_COLUMN_PREFIX}${candidate.lookupKey}` === field,
 	);
 	return definition
 		? `${definition.name} (custom field ${definition.lookupKey})`
@@ -149,11 +151,45 @@ function sourceValue(item: number, name: string, value: unknown, own: Ownership)
 	return hasValue(normalized) ? normalized : null;
 }
 
+/** A Date custom field's value, read as exports write dates, as a date field of the asset is. */
+const CUSTOM_DATE = date('Date');
+
+/** The export text of a Date custom field's value, if it is one ({textValue}). */
+const customDateText = (definition: CustomFieldDefinition, value: unknown) =>
+	definition.type === 'Date' && isPlainObject(value) && typeof value.textValue === 'string'
+		? value.textValue
+		: undefined;
+
+/**
+ * A custom field's source value as compared and written: a Date field's text read in the export's
+ * Date Format (03/15/2027, 2027-03-15 08:14:00), as the asset's own date columns are; its column
+ * in the other day/month order refuses the run. Other types as they are given.
+ */
+function customSourceValue(
+	item: number,
+	definition: CustomFieldDefinition,
+	value: unknown,
+	own: Ownership,
+): unknown {
+	const text = customDateText(definition, value);
+	if (text === undefined) return canonicalCustomValue(value, definition, own.timezone);
+	const formats = formatsOf(own);
+	const column = () => columnName(`${CUSTOM_COLUMN_PREFIX}${definition.lookupKey}`, own);
+	if (own.node) refuseSwappedDate(own.node, column, item, CUSTOM_DATE, text, formats);
+	const read = fromExportText(CUSTOM_DATE, text, formats);
+	return canonicalCustomValue({ textValue: read }, definition, own.timezone);
+}
+
 /** Says, after an issue with a value the export wrote, what was not read and what to set. */
-function hintUnread(issues: FieldIssue[], fields: IDataObject, own: Ownership): void {
+function hintUnread(issues: FieldIssue[], columns: SourceColumns, own: Ownership): void {
 	for (const issue of issues) {
 		const field = assetSchema.fields[issue.path];
-		if (field) issue.message += unreadHint(field, fields[issue.path], formatsOf(own));
+		if (field) issue.message += unreadHint(field, columns.fields[issue.path], formatsOf(own));
+		const custom = own.customFields.find(
+			(definition) => issue.path === `${CUSTOM_COLUMN_PREFIX}${definition.lookupKey}`,
+		);
+		const text = custom && customDateText(custom, columns.custom[custom.lookupKey]);
+		if (text !== undefined) issue.message += unreadHint(CUSTOM_DATE, text, formatsOf(own));
 	}
 }
 
@@ -183,10 +219,11 @@ export function readRow(item: number, columns: SourceColumns, own: Ownership): S
 	for (const definition of own.customFields) {
 		const value = custom[definition.lookupKey];
 		if (value === undefined && own.absent === 'keep') continue;
-		row.custom[definition.lookupKey] = canonicalCustomValue(
-			value,
+		row.custom[definition.lookupKey] = customSourceValue(
+			item,
 			definition,
-			own.timezone,
+			value,
+			own,
 		) as IDataObject;
 	}
 	// one record to check (no copy in the usual case: no create-only and no custom field)
@@ -200,7 +237,7 @@ export function readRow(item: number, columns: SourceColumns, own: Ownership): S
 		mode: 'patch',
 		customFieldDefinitions: own.customFields,
 	});
-	hintUnread(issues, fields, own);
+	hintUnread(issues, columns, own);
 	if (issues.length) row.error = new InvalidItemError('source row', issues);
 	return row;
 }
