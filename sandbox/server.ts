@@ -106,7 +106,8 @@ export interface Sandbox {
 	massDelete(resource: 'assets' | 'contracts', share: number): string[];
 	/**
 	 * Every token issued so far expires: now, or once each of `afterCalls` (counted from now) more
-	 * API calls have come in (tokens that run out mid-run); the next API call with one gets a 401.
+	 * API calls have come in (tokens that run out mid-run; 0 is now); the next API call with one gets
+	 * a 401.
 	 */
 	expireTokens(...afterCalls: number[]): void;
 	/**
@@ -361,7 +362,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 		failNext: (count, kind, after) => faults.failNext(count, kind, after),
 		massDelete: (resource, share) => store[resource].deleteWhere(() => deletions.chance(share)),
 		expireTokens: (...afterCalls) => {
-			if (!afterCalls.length) authority.expireAll();
+			// no count, or a count of 0: now
+			if (!afterCalls.length || afterCalls.some((count) => count <= 0)) authority.expireAll();
 			expiries = afterCalls.filter((count) => count > 0).sort((a, b) => a - b);
 			calls = 0;
 		},

@@ -211,4 +211,16 @@ describe('expiring tokens on demand (sandbox.expireTokens)', () => {
 		// calls 3 and 5 meet the expiry; the token issued after call 3 is expired at call 5
 		expect(statuses).toEqual([200, 200, 401, 200, 401, 200]);
 	});
+
+	test('a count of 0 is now: the next call meets the expiry, and the later counts still come', async () => {
+		const statuses: number[] = [];
+		let headers = { Authorization: `Bearer ${h.sandbox.token()}` };
+		h.sandbox.expireTokens(0, 2);
+		for (let call = 0; call < 4; call++) {
+			const status = (await h.anonymous.get('/api/assets/v1', { headers })).status;
+			statuses.push(status);
+			if (status === 401) headers = { Authorization: `Bearer ${h.sandbox.token()}` };
+		}
+		expect(statuses).toEqual([401, 200, 401, 200]);
+	});
 });
