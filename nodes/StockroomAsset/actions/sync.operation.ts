@@ -56,6 +56,7 @@ import {
 	columnsByName,
 	fieldLabel,
 	fieldName,
+	ownedCustomField,
 	readRow,
 	SYNC_KEYS,
 	type Ownership,
@@ -349,9 +350,7 @@ export const assetWords = (own: Pick<Ownership, 'key' | 'customFields'>): Record
 	keyField: own.key,
 	fieldLabel: (field) =>
 		field.startsWith(CUSTOM_COLUMN_PREFIX)
-			? (own.customFields.find(
-					(definition) => `${CUSTOM_COLUMN_PREFIX}${definition.lookupKey}` === field,
-				)?.name ?? field)
+			? (ownedCustomField(own, field)?.name ?? field)
 			: fieldLabel(field),
 	prominent: (field) => ['status', 'assignedToEmail'].includes(field),
 	routine: (field) => ['lastSyncDtm', 'enrolledDtm'].includes(field),
@@ -509,9 +508,7 @@ function refuseOneKey(
 
 /** Names a column might have in an export: the field's API name and its label ("Model Name"). */
 function soughtAs(field: string, own: Ownership): string[] {
-	const custom = own.customFields.find(
-		(definition) => `${CUSTOM_COLUMN_PREFIX}${definition.lookupKey}` === field,
-	);
+	const custom = ownedCustomField(own, field);
 	if (custom) return [field, `${CUSTOM_COLUMN_PREFIX}${custom.name}`];
 	return [field, assetSchema.fields[field]?.displayName ?? field];
 }

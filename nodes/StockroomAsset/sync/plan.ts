@@ -19,7 +19,7 @@ import { countClears, type GuardedPlan } from '../../shared/sync/guard';
 import { recordKey, type Resolution } from '../../shared/sync/identity';
 import { fillFromScope, outsideScope, patched, type ScopeRule } from '../../shared/sync/scope';
 import { sameValue } from '../../shared/sync/values';
-import { fieldLabel, fieldName, type Ownership, type SourceRow } from './source';
+import { fieldLabel, fieldName, ownedCustomField, type Ownership, type SourceRow } from './source';
 
 /** A stored record's value of an owned field, normalized as a source value is (null: none). */
 function storedValue(record: IDataObject, name: string, own: Ownership): unknown {
@@ -145,7 +145,7 @@ export function planSync(
 	let restored = 0;
 	const label = (field: string) =>
 		field.startsWith('customFieldValues.')
-			? `${(own.customFields.find((definition) => `customFieldValues.${definition.lookupKey}` === field) ?? { name: field }).name} (${field})`
+			? `${(ownedCustomField(own, field) ?? { name: field }).name} (${field})`
 			: fieldName(field);
 	for (const row of rows) {
 		const target = resolution.targets.get(row.item)!;

@@ -118,11 +118,16 @@ export function absentColumns(
 		.map((field) => ({ name: columnName(field, own), ...where(field) }));
 }
 
+/** The owned custom field whose column (`customFieldValues.<lookup key>`) this is, if any. */
+export const ownedCustomField = (
+	own: Pick<Ownership, 'customFields'>,
+	field: string,
+): CustomFieldDefinition | undefined =>
+	own.customFields.find((definition) => `${CUSTOM_COLUMN_PREFIX}${definition.lookupKey}` === field);
+
 /** A field the columns give, as messages name it: "Model Name (modelName)", a custom field's. */
 export function columnName(field: string, own: Ownership): string {
-	const definition = own.customFields.find(
-		(candidate) => `${CUSTOM_COLUMN_PREFIX}${candidate.lookupKey}` === field,
-	);
+	const definition = ownedCustomField(own, field);
 	return definition
 		? `${definition.name} (custom field ${definition.lookupKey})`
 		: fieldName(field);
@@ -185,9 +190,7 @@ function hintUnread(issues: FieldIssue[], columns: SourceColumns, own: Ownership
 	for (const issue of issues) {
 		const field = assetSchema.fields[issue.path];
 		if (field) issue.message += unreadHint(field, columns.fields[issue.path], formatsOf(own));
-		const custom = own.customFields.find(
-			(definition) => issue.path === `${CUSTOM_COLUMN_PREFIX}${definition.lookupKey}`,
-		);
+		const custom = ownedCustomField(own, issue.path);
 		const text = custom && customDateText(custom, columns.custom[custom.lookupKey]);
 		if (text !== undefined) issue.message += unreadHint(CUSTOM_DATE, text, formatsOf(own));
 	}
