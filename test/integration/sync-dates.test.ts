@@ -37,13 +37,17 @@ const columns = (value: Record<string, string>) => ({
 	schema: [],
 });
 
-describe('Asset Sync reads dates as device-management exports write them (issue 39)', () => {
-	const suite = assetSyncSuite(seeded, {
+/** Asset Sync over the seeded assets, the export's columns mapped, matched on Serial Number. */
+const intuneSyncSuite = () =>
+	assetSyncSuite(seeded, {
 		syncKey: 'serialNumber',
 		sourceColumns: 'map',
 		filterMode: 'expression',
 		filterExpression: 'externalId sw "INT-"',
 	});
+
+describe('Asset Sync reads dates as device-management exports write them (issue 39)', () => {
+	const suite = intuneSyncSuite();
 	const { sync, apiCalls, writes, stored } = suite;
 
 	const export1 = intune([
@@ -228,12 +232,7 @@ describe('Asset Sync reads dates as device-management exports write them (issue 
 });
 
 describe("Asset Sync reads a Date custom field's column as it reads the asset's own dates", () => {
-	const suite = assetSyncSuite(seeded, {
-		syncKey: 'serialNumber',
-		sourceColumns: 'map',
-		filterMode: 'expression',
-		filterExpression: 'externalId sw "INT-"',
-	});
+	const suite = intuneSyncSuite();
 	const { sync, apiCalls, writes, stored } = suite;
 	const audited = (dateFormat: string) => ({
 		syncColumns: columns({ 'customFieldValues.lastAuditDate': '={{ $json["Last audit"] }}' }),

@@ -199,28 +199,28 @@ describe('expiring tokens on demand (sandbox.expireTokens)', () => {
 		expect((await h.anonymous.get('/api/assets/v1', { headers: after })).status).toBe(200);
 	});
 
-	test('tokens that run out mid-run: every token expires once so many more API calls have come in, at each count given', async () => {
+	/**
+	 * The statuses of `calls` API calls after `expireTokens(...afterCalls)`, as a client that takes
+	 * a new token on each 401 meets them.
+	 */
+	async function statusesAfterExpiry(afterCalls: number[], calls: number): Promise<number[]> {
 		const statuses: number[] = [];
 		let headers = { Authorization: `Bearer ${h.sandbox.token()}` };
-		h.sandbox.expireTokens(2, 4);
-		for (let call = 0; call < 6; call++) {
+		h.sandbox.expireTokens(...afterCalls);
+		for (let call = 0; call < calls; call++) {
 			const status = (await h.anonymous.get('/api/assets/v1', { headers })).status;
 			statuses.push(status);
 			if (status === 401) headers = { Authorization: `Bearer ${h.sandbox.token()}` };
 		}
+		return statuses;
+	}
+
+	test('tokens that run out mid-run: every token expires once so many more API calls have come in, at each count given', async () => {
 		// calls 3 and 5 meet the expiry; the token issued after call 3 is expired at call 5
-		expect(statuses).toEqual([200, 200, 401, 200, 401, 200]);
+		expect(await statusesAfterExpiry([2, 4], 6)).toEqual([200, 200, 401, 200, 401, 200]);
 	});
 
 	test('a count of 0 is now: the next call meets the expiry, and the later counts still come', async () => {
-		const statuses: number[] = [];
-		let headers = { Authorization: `Bearer ${h.sandbox.token()}` };
-		h.sandbox.expireTokens(0, 2);
-		for (let call = 0; call < 4; call++) {
-			const status = (await h.anonymous.get('/api/assets/v1', { headers })).status;
-			statuses.push(status);
-			if (status === 401) headers = { Authorization: `Bearer ${h.sandbox.token()}` };
-		}
-		expect(statuses).toEqual([401, 200, 401, 200]);
+		expect(await statusesAfterExpiry([0, 2], 4)).toEqual([401, 200, 401, 200]);
 	});
 });
