@@ -115,18 +115,31 @@ const DEFAULT_SCOPES = new StockroomOAuth2Api().properties.find(({ name }) => na
 /** Imports a credential of our type from plain-text data (n8n encrypts it); returns its id. */
 export async function importCredential(
 	home: N8nEnvironment,
-	{
-		id = newId(),
-		name = 'Stockroom',
-		baseUrl,
-		clientId,
-		clientSecret,
-		scopes = DEFAULT_SCOPES,
-	}: StockroomCredential,
+	credential: StockroomCredential,
 ): Promise<string> {
-	const data = { baseUrl, clientId, clientSecret, scopes };
-	await importOtherCredential(home, { id, name, type: CREDENTIAL_TYPE, data });
+	const [id] = await importCredentials(home, [credential]);
 	return id;
+}
+
+/** Several credentials of our type in one n8n process; returns their ids. */
+export async function importCredentials(
+	home: N8nEnvironment,
+	credentials: StockroomCredential[],
+): Promise<string[]> {
+	const complete = credentials.map(
+		({
+			id = newId(),
+			name = 'Stockroom',
+			baseUrl,
+			clientId,
+			clientSecret,
+			scopes = DEFAULT_SCOPES,
+		}) => ({ id, name, type: CREDENTIAL_TYPE, data: { baseUrl, clientId, clientSecret, scopes } }),
+	);
+	await withJsonFile(home, complete, (file) =>
+		n8nCli(home, ['import:credentials', `--input=${file}`]),
+	);
+	return complete.map(({ id }) => id);
 }
 
 /** Imports a credential of any type (e.g. n8n's `openAiApi`), its data as the dialog holds it. */

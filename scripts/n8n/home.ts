@@ -6,6 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 import {
 	executeWorkflow,
 	importCredential,
+	importCredentials,
 	importOtherCredential,
 	importWorkflow,
 	importWorkflowFolder,
@@ -145,6 +146,10 @@ export class N8nHome implements N8nEnvironment {
 
 	importCredential(credential: StockroomCredential) {
 		return importCredential(this, credential);
+	}
+
+	importCredentials(credentials: StockroomCredential[]) {
+		return importCredentials(this, credentials);
 	}
 
 	importOtherCredential(credential: Parameters<typeof importOtherCredential>[1]) {

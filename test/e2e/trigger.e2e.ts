@@ -177,77 +177,79 @@ describe('Stockroom Trigger published in real n8n', () => {
 		},
 	});
 
+	// six n8n commands (an import of each kind, a publish per workflow): on a busy machine with
+	// nothing compiled yet, each can take half a minute
 	beforeAll(async () => {
 		sandbox = await createSandbox({ records: 25_000 });
 		small = await createSandbox({ records: 120, seed: 7 });
 		token = sandbox.token();
 		home = await createN8nHome();
 		const credential = { id: 'stockroomTriggerE2e', name: 'Stockroom' };
-		await home.importCredential({ ...credential, ...sandboxCredentialInput(sandbox) });
-		[workflowId, customFilterWorkflowId, deployedWorkflowId] = await home.importWorkflows([
-			buildWorkflow(
-				'Stockroom triggers',
-				credential,
-				(Object.keys(TRIGGERS) as TriggerName[]).map((name) => [
-					{ name, type: NODE.trigger, parameters: { ...TRIGGERS[name], pollTimes: POLL_TIMES } },
-				]),
-				{ start: false, settings: { timezone: 'UTC' } },
-			),
-			buildWorkflow(
-				'Stockroom trigger on a custom field',
-				credential,
-				[
-					[
-						syncedWhere('Synced, 20 GB or more', {
-							field: 'customFieldValues.memoryGb',
-							operator: 'ge',
-							value: '20',
-						}),
-					],
-				],
-				{ start: false },
-			),
-			buildWorkflow(
-				'Stockroom trigger on Deployed assets',
-				credential,
-				[
-					[
-						syncedWhere('Deployed synced', {
-							field: 'status',
-							operator: 'eq',
-							statusValue: 'Deployed',
-						}),
-					],
-				],
-				{ start: false, settings: { timezone: 'UTC' } },
-			),
-		]);
-		await home.publishWorkflow(workflowId);
-		await home.publishWorkflow(deployedWorkflowId);
 		const smallCredential = { id: 'stockroomTriggerE2eSmall', name: 'Stockroom (small)' };
-		await home.importCredential({ ...smallCredential, ...sandboxCredentialInput(small) });
-		[sweepWorkflowId] = await home.importWorkflows([
-			buildWorkflow(
-				'Stockroom trigger sweeping a small fleet',
-				smallCredential,
-				[
-					[
-						{
-							name: 'Synced (small fleet)',
-							type: NODE.trigger,
-							parameters: {
-								...TRIGGERS['Assets synced'],
-								pollTimes: POLL_TIMES,
-								options: { pageSize: 20 },
-							},
-						},
-					],
-				],
-				{ start: false },
-			),
+		await home.importCredentials([
+			{ ...credential, ...sandboxCredentialInput(sandbox) },
+			{ ...smallCredential, ...sandboxCredentialInput(small) },
 		]);
-		await home.publishWorkflow(sweepWorkflowId);
-	}, 120_000);
+		[workflowId, customFilterWorkflowId, deployedWorkflowId, sweepWorkflowId] =
+			await home.importWorkflows([
+				buildWorkflow(
+					'Stockroom triggers',
+					credential,
+					(Object.keys(TRIGGERS) as TriggerName[]).map((name) => [
+						{ name, type: NODE.trigger, parameters: { ...TRIGGERS[name], pollTimes: POLL_TIMES } },
+					]),
+					{ start: false, settings: { timezone: 'UTC' } },
+				),
+				buildWorkflow(
+					'Stockroom trigger on a custom field',
+					credential,
+					[
+						[
+							syncedWhere('Synced, 20 GB or more', {
+								field: 'customFieldValues.memoryGb',
+								operator: 'ge',
+								value: '20',
+							}),
+						],
+					],
+					{ start: false },
+				),
+				buildWorkflow(
+					'Stockroom trigger on Deployed assets',
+					credential,
+					[
+						[
+							syncedWhere('Deployed synced', {
+								field: 'status',
+								operator: 'eq',
+								statusValue: 'Deployed',
+							}),
+						],
+					],
+					{ start: false, settings: { timezone: 'UTC' } },
+				),
+				buildWorkflow(
+					'Stockroom trigger sweeping a small fleet',
+					smallCredential,
+					[
+						[
+							{
+								name: 'Synced (small fleet)',
+								type: NODE.trigger,
+								parameters: {
+									...TRIGGERS['Assets synced'],
+									pollTimes: POLL_TIMES,
+									options: { pageSize: 20 },
+								},
+							},
+						],
+					],
+					{ start: false },
+				),
+			]);
+		for (const id of [workflowId, deployedWorkflowId, sweepWorkflowId])
+			await home.publishWorkflow(id);
+	}, 300_000);
 
 	// a test that fails while the service is faulty leaves it well for the next
 	afterEach(() => {
