@@ -690,5 +690,34 @@ describe('Create or Update, version 2: Merge and Replace, against the sandbox', 
 			});
 			expect(writes()[0].body).not.toHaveProperty('somethingElse');
 		});
+
+		test('a number column that reads as no number is an error quoting it as given; the others are written', async () => {
+			const [items] = await run(
+				assets,
+				{
+					operation: 'upsert',
+					inputMode: 'map',
+					columns: { mappingMode: 'autoMapInputData', value: null },
+				},
+				{
+					input: [
+						{ externalId: 'JAMF-000001', 'customFieldValues.memoryGb': '16 GB' },
+						{ externalId: 'JAMF-000002', 'customFieldValues.purchaseCost': '1.299,50 EUR' },
+						{ externalId: 'JAMF-000003', 'customFieldValues.memoryGb': ' 24 ' },
+					],
+					continueOnFail: true,
+				},
+			);
+			expect(items.map((item) => item.json.error)).toEqual([
+				'Invalid asset: Memory (GB) (customFieldValues.memoryGb) expected a number in numberValue, got "16 GB" [item 0]',
+				'Invalid asset: Purchase Cost (customFieldValues.purchaseCost) expected a money amount {value, currency}, got "1.299,50 EUR" [item 1]',
+				undefined,
+			]);
+			expect(writes()).toEqual([
+				expect.objectContaining({
+					body: { externalId: 'JAMF-000003', customFieldValues: { memoryGb: { numberValue: 24 } } },
+				}),
+			]);
+		});
 	});
 });

@@ -1,7 +1,7 @@
 import { toServiceDate } from '../dates';
 import type { CustomFieldDefinition } from './asset';
 import { findDefinition } from './validate';
-import { hasValue, isPlainObject } from './values';
+import { hasValue, isPlainObject, plainNumber } from './values';
 
 /**
  * The key of a custom field map (`customFieldValues`, `customFields`, a source item's) that holds
@@ -17,7 +17,8 @@ export function entryKey(
 
 /**
  * A plain value (a mapped column, a `customFields` entry) as the wrapped value the service takes
- * in `customFieldValues`, typed by the field's definition.
+ * in `customFieldValues`, typed by the field's definition. Text that reads as no number ("16 GB",
+ * "1.299,50 EUR") is kept as given, so validation quotes it rather than NaN.
  */
 export function wrapCustomValue(
 	value: unknown,
@@ -26,7 +27,7 @@ export function wrapCustomValue(
 ): Record<string, unknown> {
 	switch (definition?.type) {
 		case 'Number':
-			return { numberValue: typeof value === 'string' ? Number(value) : value };
+			return { numberValue: typeof value === 'string' ? (plainNumber(value) ?? value) : value };
 		case 'Date':
 			return { textValue: toServiceDate(value, timezone) };
 		case 'Option':
@@ -44,7 +45,8 @@ export function wrapCustomValue(
 			if (isPlainObject(value)) return { currencyValue: value };
 			// "1299.50 EUR": the amount and its code in one column
 			const [amount, currency] = String(value).trim().split(/\s+/);
-			return { currencyValue: { value: Number(amount), currency } };
+			const read = plainNumber(amount);
+			return { currencyValue: read === undefined ? value : { value: read, currency } };
 		}
 		default:
 			return { textValue: String(value) };

@@ -55,6 +55,12 @@ export const isHttpUrl = (value: string): boolean => URL_LIKE.test(value);
 export const isFiniteNumber = (value: unknown): value is number =>
 	typeof value === 'number' && Number.isFinite(value);
 
+/** A number written as text as JavaScript reads it ("16", " 1299.5 ", "1e3"); else undefined. */
+export function plainNumber(text: string): number | undefined {
+	const trimmed = text.trim();
+	return trimmed !== '' && Number.isFinite(Number(trimmed)) ? Number(trimmed) : undefined;
+}
+
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 	typeof value === 'object' && value !== null && !Array.isArray(value);
 

@@ -1,7 +1,7 @@
 import { DateTime, FixedOffsetZone, IANAZone, type Zone } from 'luxon';
 import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
 import type { Field } from '../schema/fields';
-import { didYouMean, isCalendarDate } from '../schema/values';
+import { didYouMean, isCalendarDate, plainNumber } from '../schema/values';
 import { SyncRefusal } from './refusal';
 
 /**
@@ -103,8 +103,7 @@ const GROUPED = {
 const NUMBER_FORMAT_NAMES = { dotDecimal: '1,234.56', commaDecimal: '1.234,56' };
 
 function number(text: string, format: ExportFormats['numbers']): number | undefined {
-	if (format === 'plain')
-		return text !== '' && Number.isFinite(Number(text)) ? Number(text) : undefined;
+	if (format === 'plain') return plainNumber(text);
 	const bare = text.replace(CURRENCY_MARK, '').replace(/\u00a0/g, ' ');
 	if (!GROUPED[format].test(bare)) return undefined;
 	const digits =
