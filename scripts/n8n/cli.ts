@@ -136,18 +136,28 @@ export async function importCredentials(
 			scopes = DEFAULT_SCOPES,
 		}) => ({ id, name, type: CREDENTIAL_TYPE, data: { baseUrl, clientId, clientSecret, scopes } }),
 	);
-	await withJsonFile(home, complete, (file) =>
-		n8nCli(home, ['import:credentials', `--input=${file}`]),
-	);
+	await importCredentialList(home, complete);
 	return complete.map(({ id }) => id);
+}
+
+interface CredentialJson {
+	id: string;
+	name: string;
+	type: string;
+	data: Record<string, unknown>;
 }
 
 /** Imports a credential of any type (e.g. n8n's `openAiApi`), its data as the dialog holds it. */
 export async function importOtherCredential(
 	home: N8nEnvironment,
-	credential: { id: string; name: string; type: string; data: Record<string, unknown> },
+	credential: CredentialJson,
 ): Promise<void> {
-	await withJsonFile(home, [credential], (file) =>
+	await importCredentialList(home, [credential]);
+}
+
+/** Credentials with their data in plain text (n8n encrypts it), in one n8n process. */
+async function importCredentialList(home: N8nEnvironment, credentials: CredentialJson[]) {
+	await withJsonFile(home, credentials, (file) =>
 		n8nCli(home, ['import:credentials', `--input=${file}`]),
 	);
 }

@@ -177,8 +177,8 @@ describe('Stockroom Trigger published in real n8n', () => {
 		},
 	});
 
-	// six n8n commands (an import of each kind, a publish per workflow): on a busy machine with
-	// nothing compiled yet, each can take half a minute
+	// five n8n commands (one import of the credentials, one of the workflows, a publish of each
+	// that polls): on a busy machine with nothing compiled yet, each can take half a minute
 	beforeAll(async () => {
 		sandbox = await createSandbox({ records: 25_000 });
 		small = await createSandbox({ records: 120, seed: 7 });
