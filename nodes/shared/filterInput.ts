@@ -16,7 +16,7 @@ import {
 import { toServiceDate, toServiceDateTime } from './dates';
 import type { CustomFieldType } from './schema/asset';
 import type { Fields, FieldSet, ResourceSchema } from './schema/fields';
-import { isPlainObject } from './schema/values';
+import { isPlainObject, plainNumber } from './schema/values';
 
 /** A filter the user got wrong; `parameter` names the UI field to fix. */
 export class FilterInputError extends Error {
@@ -114,14 +114,8 @@ async function customValue(
 	options: FilterInputOptions,
 ): Promise<unknown> {
 	const type = (await options.customFieldTypes?.())?.get(name.toLowerCase());
-	if (
-		(type === 'Number' || type === 'Currency') &&
-		typeof value === 'string' &&
-		value.trim() !== '' &&
-		Number.isFinite(Number(value))
-	) {
-		return Number(value);
-	}
+	if ((type === 'Number' || type === 'Currency') && typeof value === 'string')
+		return plainNumber(value) ?? value;
 	return value;
 }
 
