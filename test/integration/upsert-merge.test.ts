@@ -691,7 +691,7 @@ describe('Create or Update, version 2: Merge and Replace, against the sandbox', 
 			expect(writes()[0].body).not.toHaveProperty('somethingElse');
 		});
 
-		test('a number column that reads as no number is an error quoting it as given; the others are written', async () => {
+		test('a number column that reads as no number (spaces included) is an error quoting it as given; the others are written', async () => {
 			const [items] = await run(
 				assets,
 				{
@@ -704,6 +704,8 @@ describe('Create or Update, version 2: Merge and Replace, against the sandbox', 
 						{ externalId: 'JAMF-000001', 'customFieldValues.memoryGb': '16 GB' },
 						{ externalId: 'JAMF-000002', 'customFieldValues.purchaseCost': '1.299,50 EUR' },
 						{ externalId: 'JAMF-000003', 'customFieldValues.memoryGb': ' 24 ' },
+						// Number(" ") is 0: a cell of spaces is no number, not a zero
+						{ externalId: 'JAMF-000004', 'customFieldValues.memoryGb': '  ' },
 					],
 					continueOnFail: true,
 				},
@@ -712,6 +714,7 @@ describe('Create or Update, version 2: Merge and Replace, against the sandbox', 
 				'Invalid asset: Memory (GB) (customFieldValues.memoryGb) expected a number in numberValue, got "16 GB" [item 0]',
 				'Invalid asset: Purchase Cost (customFieldValues.purchaseCost) expected a money amount {value, currency}, got "1.299,50 EUR" [item 1]',
 				undefined,
+				'Invalid asset: Memory (GB) (customFieldValues.memoryGb) expected a number in numberValue, got "  " [item 3]',
 			]);
 			expect(writes()).toEqual([
 				expect.objectContaining({
